@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# user_events for Linux 6.1: build, boot and test the patch series.
+# The logic lives in harness/*.sh; these targets only call it.
+#
+#   make test     debug kernel + kselftests + KUnit + splat scan; summary line
+#   make demo     release kernel, runs harness/guest/demo.sh
+#   make shell    interactive shell in a guest on the release kernel
+#   make series   git format-patch export + git am check + checkpatch
+#   make kernel   build the debug and release kernels (alias: build)
+#   make assemble assemble build/linux (pristine 6.1 + overlay + patches)
+#   make userspace  headers, kselftests and sample (build/kselftest, build/samples)
+#   make scanner-test  self-test of the splat scanner
+#   make deps     install the Debian packages the harness needs
+#   make clean    remove results and userspace builds (keeps the kernels)
+#   make distclean  remove build/ entirely
+#
+# Variables: T=prog[,prog] (only these kselftests), UE_SKIP_KMEMLEAK=1,
+# UE_ACCEL=kvm, UE_TIMEOUT=seconds; see README.md.
+
+H := harness
+ifdef T
+export UE_T := $(T)
+endif
+
+.PHONY: all test demo shell series kernel build assemble deps userspace \
+	scanner-test clean distclean help
+
+all: test
+
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
+
+deps:
+	@$(H)/deps.sh
+
+assemble: deps
+	@$(H)/assemble.sh
+
+test:
+	@$(H)/test.sh
+
+demo:
+	@$(H)/demo.sh
+
+shell:
+	@$(H)/shell.sh
+
+series:
+	@$(H)/series.sh
+
+kernel build: assemble
+	@$(H)/kernel.sh debug
+	@$(H)/kernel.sh release
+
+userspace: assemble
+	@$(H)/kernel.sh debug
+	@$(H)/userspace.sh debug
+
+scanner-test:
+	@$(H)/tests/scanner-test.sh
+
+clean:
+	rm -rf build/results-* build/stage build/stage.* build/tmp build/headers \
+		build/kselftest build/kselftest-build build/samples build/samples32 \
+		build/series build/kconfig-debug build/kconfig-release
+
+distclean:
+	rm -rf build

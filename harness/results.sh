@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Judge a "make test" run: print every test line and end with exactly one
+# "N passed, N failed, N skipped" line; exit 0 only if nothing failed.
+#
+#   results.sh RESULTS_DIR [EXTRA_TAP_FILE...]
+#
+# Counted: each kselftest_harness case ("ok N name", "not ok N name",
+# "# SKIP"), each KUnit case, each line of the EXTRA_TAP_FILEs (the
+# scanner self-test), plus one check per program that crashes, times out
+# or prints no TAP, "guest run completed", "dmesg clean" and
+# "kmemleak clean".
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+res=${1:?results dir}
+shift
+pass=0 fail=0 skip=0
+
+# count PREFIX TAPLINE: classify and print one TAP result line
+count()
+{
+	local prefix=$1 line=$2
+	if [[ $line =~ ^not\ ok ]]; then
+		fail=$((fail + 1))
+	elif [[ $line =~ \#\ [Ss][Kk][Ii][Pp] ]]; then
+		skip=$((skip + 1))
+	else
+		pass=$((pass + 1))
+	fi
+	printf '%s%s\n' "$prefix" "$line"
+}
+
+# Scanner self-test and other host-side TAP files
+for f in "$@"; do
+	while IFS= read -r l; do
+		[[ $l =~ ^(not\ )?ok\  ]] && count "" "$l"
+	done < "$f"
+done
+
+if [ -f "$res/done" ]; then
+	count "" "ok - guest run completed"
+else
+	count "" "not ok - guest run completed (see $res/console.log)"
+fi
+
+# kselftest programs: the ones the guest was asked to run
+if [ -f "$B/kselftest/kselftest-list.txt" ]; then
+	while IFS=: read -r coll prog; do
+		[ -n "$prog" ] || continue
+		if [ -n "${UE_T:-}" ] && [[ ",$UE_T," != *",$prog,"* ]]; then
+			continue
+		fi
+		tap=$res/kselftest/$prog.tap
+		rc=$(cat "$res/kselftest/$prog.rc" 2>/dev/null || echo missing)
+		n=0 nfail=0 plan=
+		if [ -f "$tap" ]; then
+			diag=()
+			while IFS= read -r l; do
+				if [[ $l =~ ^#\ +RUN ]]; then
+					diag=()
+				elif [[ $l =~ ^# ]] && [ ${#diag[@]} -lt 15 ]; then
+					diag+=("$l")
+				fi
+				if [[ $l =~ ^(not\ )?ok\ [0-9]+ ]]; then
+					n=$((n + 1))
+					if [[ $l =~ ^not ]]; then
+						nfail=$((nfail + 1))
+						[ ${#diag[@]} -eq 0 ] || printf '    %s\n' "${diag[@]}"
+					fi
+					count "$coll:$prog: " "$l"
+				elif [[ $l =~ ^1\.\.([0-9]+) ]]; then
+					plan=${BASH_REMATCH[1]}
+				fi
+			done < "$tap"
+		fi
+		# the program as a whole: crashes, timeouts, silence
+		if [ "$rc" = missing ]; then
+			count "" "not ok - $coll:$prog did not run"
+		elif [ $n -eq 0 ] && [ "$rc" = 4 ]; then
+			count "" "ok - $coll:$prog # SKIP $(grep -m1 -i skip "$tap" | tr -d '\r')"
+		elif [ $n -eq 0 ]; then
+			count "" "not ok - $coll:$prog printed no TAP results (exit $rc)"
+		elif [ -n "$plan" ] && [ "$plan" != $n ]; then
+			count "" "not ok - $coll:$prog planned $plan tests but reported $n (exit $rc)"
+		elif [ $nfail -eq 0 ] && [ "$rc" != 0 ] && [ "$rc" != 4 ]; then
+			count "" "not ok - $coll:$prog exited with $rc$( [ "$rc" = 124 ] && echo ' (timeout)')"
+		fi
+	done < "$B/kselftest/kselftest-list.txt"
+fi
+
+# KUnit: the cases of each suite (the suite line only when it has none)
+for k in "$res"/kunit/*.ktap; do
+	[ -f "$k" ] || continue
+	suite=$(basename "$k" .ktap)
+	cases=$(grep -cE '^    (not )?ok [0-9]+' "$k")
+	while IFS= read -r l; do
+		if [ "$cases" -gt 0 ]; then
+			[[ $l =~ ^\ {4}((not\ )?ok\ [0-9]+.*)$ ]] && count "kunit:$suite: " "${BASH_REMATCH[1]}"
+		else
+			[[ $l =~ ^(not\ )?ok\ [0-9]+ ]] && count "kunit:$suite: " "$l"
+		fi
+	done < "$k"
+done
+
+# Kernel splats: dmesg (or the console when the guest did not finish)
+logs=()
+if [ -f "$res/dmesg.txt" ]; then
+	logs+=("$res/dmesg.txt")
+else
+	logs+=("$res/console.log")
+fi
+if out=$("$UE_REPO/harness/scan-splats.sh" "${logs[@]}"); then
+	count "" "ok - dmesg clean"
+else
+	printf '%s\n' "$out" | head -40 | sed 's/^/# splat: /'
+	count "" "not ok - dmesg clean"
+fi
+if [ -f "$res/kmemleak.txt" ]; then
+	if out=$("$UE_REPO/harness/scan-splats.sh" "$res/kmemleak.txt") && [ ! -s "$res/kmemleak.txt" ]; then
+		count "" "ok - kmemleak clean"
+	else
+		head -40 "$res/kmemleak.txt" | sed 's/^/# kmemleak: /'
+		count "" "not ok - kmemleak clean"
+	fi
+elif [ -f "$res/done" ]; then
+	count "" "ok - kmemleak clean # SKIP no kmemleak scan"
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
