@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * User-space trace events: the hooks of the mm lifecycle.
+ *
+ * A process registers enable bits with DIAG_IOCSREG on tracefs
+ * user_events_data. They belong to the process (its mm), so that every
+ * thread shares them. fork() without CLONE_VM copies them to the child,
+ * execve() and the exit of the last user of the mm drop them.
+ */
+#ifndef _LINUX_USER_EVENTS_H
+#define _LINUX_USER_EVENTS_H
+
+#include <uapi/linux/user_events.h>
+
+struct mm_struct;
+
+#ifdef CONFIG_USER_EVENTS
+
+#include <linux/list.h>
+#include <linux/workqueue.h>
+
+/**
+ * struct user_event_mm - Enable bits registered by one process
+ * @mms_link: Entry in the global list of these objects (RCU)
+ * @enablers: The enablers of this process (RCU, writers hold event_mutex)
+ * @mm: The process's mm, pinned with mmgrab()
+ * @next: Link of a one-shot list built under event_mutex
+ * @put_work: Frees the enablers and drops @mm after an RCU grace period
+ */
+struct user_event_mm {
+	struct list_head	mms_link;
+	struct list_head	enablers;
+	struct mm_struct	*mm;
+	struct user_event_mm	*next;
+	struct rcu_work		put_work;
+};
+
+void user_events_mm_init(struct mm_struct *mm);
+void user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm);
+void user_events_mm_release(struct mm_struct *mm);
+
+#else /* !CONFIG_USER_EVENTS */
+
+static inline void user_events_mm_init(struct mm_struct *mm)
+{
+}
+
+static inline void user_events_dup_mm(struct mm_struct *oldmm,
+				      struct mm_struct *mm)
+{
+}
+
+static inline void user_events_mm_release(struct mm_struct *mm)
+{
+}
+
+#endif /* CONFIG_USER_EVENTS */
+
+#endif /* _LINUX_USER_EVENTS_H */
