@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events ABI tests: enable bits and their lifetime across fork,
+ * clone, threads, unregister, flags and 32-bit values on 64-bit kernels.
+ *
+ * Each helper opens user_events_data for one ioctl and closes it again,
+ * so only the enablers keep the event alive.
+ */
+#define _GNU_SOURCE
+#include <glob.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "user_events_selftests.h"
+
+#define EVENT		"__abi_event"
+#define EVENT_CMD	EVENT " u32 count"
+#define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
+
+/* Bounded waits: async bit updates after COW and deferred deletes. */
+#define WAIT_MS		10000
+
+FIXTURE(user) {
+	int check;
+	int other;
+	__u64 check64;
+	bool umount;
+};
+
+static void abi_cleanup(void)
+{
+	ue_enable(EVENT, 0);
+	ue_delete_wait(EVENT, 1000);
+}
+
+FIXTURE_SETUP(user) {
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	/* A failed earlier run may have left a persistent event behind. */
+	abi_cleanup();
+}
+
+FIXTURE_TEARDOWN(user) {
+	abi_cleanup();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+TEST_F(user, bit_follows_ftrace_enable) {
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+	ASSERT_EQ(0, self->check);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, self->check);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+}
+
+TEST_F(user, registration_writes_current_state) {
+	/* A new enabler of an already enabled event starts set... */
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->other, 5, 4, 0));
+	ASSERT_EQ(1 << 5, self->other);
+
+	/* ...and one of an idle event starts cleared. */
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_unreg(&self->other, 5));
+	self->check = 1 << 3;
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 3, 4, 0));
+	ASSERT_EQ(0, self->check);
+
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+	ASSERT_EQ(0, ue_unreg(&self->check, 3));
+}
+
+TEST_F(user, unregister_clears_and_stops_updates) {
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+
+	/* Cleared although the event is still enabled. */
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+	ASSERT_EQ(0, self->check);
+
+	/* No longer updated. */
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, self->check);
+
+	/* Gone for good: a second unregister finds nothing. */
+	ASSERT_EQ(-1, ue_unreg(&self->check, 0));
+	ASSERT_EQ(ENOENT, errno);
+}
+
+TEST_F(user, bit_sizes_4) {
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 31, 4, 0));
+	ASSERT_EQ(-1, ue_reg(EVENT_CMD, &self->check, 32, 4, 0));
+	ASSERT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ((int)(1U << 31 | 1U), self->check);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, self->check);
+
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+	ASSERT_EQ(0, ue_unreg(&self->check, 31));
+}
+
+TEST_F(user, bit_sizes_8) {
+#if __SIZEOF_LONG__ == 8
+	__u64 *word = &self->check64;
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, word, 0, 8, 0));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, word, 63, 8, 0));
+	ASSERT_EQ(-1, ue_reg(EVENT_CMD, word, 64, 8, 0));
+	ASSERT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1ULL << 63 | 1ULL, *word);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0ULL, *word);
+
+	ASSERT_EQ(0, ue_unreg(word, 0));
+	ASSERT_EQ(0, ue_unreg(word, 63));
+#else
+	/* 8-byte enable words are a 64-bit process feature. */
+	SKIP(return, "8-byte enable words are not tested in 32-bit processes");
+#endif
+}
+
+TEST_F(user, bit_sizes_invalid) {
+	static const int sizes[] = { 0, 1, 2, 3, 5, 6, 7, 9, 16, 128 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		int ret = ue_reg(EVENT_CMD, &self->check64, 0, sizes[i], 0);
+
+		if (ret != -1 || errno != EINVAL)
+			TH_LOG("enable_size %d: %d (%s)", sizes[i], ret,
+			       strerror(errno));
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EINVAL, errno);
+	}
+
+	/* Nothing was registered, so no event was created or kept. */
+	ASSERT_TRUE(ue_wait_path(ENABLE_FILE, false, 1000));
+}
+
+TEST_F(user, enable_word_32_on_64) {
+	/* Four ints in an 8-aligned block; the enabler sits at +4. */
+	static int words[4] __aligned(8);
+	int *mid = &words[1];
+
+	words[0] = 0x5a5a5a5a;
+	words[1] = 0;
+	words[2] = 0x3c3c3c3c;
+	words[3] = 0;
+	ASSERT_EQ(4, (int)((uintptr_t)mid % 8));
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, mid, 0, 4, 0));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, mid, 31, 4, 0));
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ((int)(1U << 31 | 1U), words[1]);
+	ASSERT_EQ(0x5a5a5a5a, words[0]);
+	ASSERT_EQ(0x3c3c3c3c, words[2]);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, words[1]);
+	ASSERT_EQ(0x5a5a5a5a, words[0]);
+	ASSERT_EQ(0x3c3c3c3c, words[2]);
+
+	/* Unregister clears the same word, not its neighbour. */
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_unreg(mid, 31));
+	ASSERT_EQ(1, words[1]);
+	ASSERT_EQ(0x5a5a5a5a, words[0]);
+	ASSERT_EQ(0x3c3c3c3c, words[2]);
+	ASSERT_EQ(0, ue_unreg(mid, 0));
+	ASSERT_EQ(0, words[1]);
+	ASSERT_EQ(0x5a5a5a5a, words[0]);
+}
+
+TEST_F(user, fork_child_copy_updated) {
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+	ASSERT_EQ(0, pipe(ready));
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		/* Make the page the child's own copy (COW break). */
+		self->check = 0;
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		_exit(ue_wait_int(&self->check, 1, WAIT_MS) ? 0 : 1);
+	}
+
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	/* The parent's page may be write-protected by the fork. */
+	ASSERT_TRUE(ue_wait_int(&self->check, 1, WAIT_MS));
+	ASSERT_EQ(0, wait_child(pid));
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, self->check);
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+	close(ready[0]);
+	close(ready[1]);
+}
+
+TEST_F(user, fork_child_unregister_keeps_parent) {
+	pid_t pid;
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		/* The inherited registration is the child's own copy. */
+		if (ue_unreg(&self->check, 0) != 0)
+			_exit(1);
+		_exit(self->check == 0 ? 0 : 2);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+
+	ASSERT_EQ(1, self->check);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_TRUE(ue_wait_int(&self->check, 0, WAIT_MS));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(&self->check, 1, WAIT_MS));
+
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+	ASSERT_EQ(0, self->check);
+}
+
+TEST_F(user, fork_child_exit_keeps_parent) {
+	pid_t pid;
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0)
+		_exit(0);
+	ASSERT_EQ(0, wait_child(pid));
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(&self->check, 1, WAIT_MS));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_TRUE(ue_wait_int(&self->check, 0, WAIT_MS));
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+}
+
+static int clone_wait_set(void *arg)
+{
+	return ue_wait_int(arg, 1, WAIT_MS) ? 0 : 1;
+}
+
+static int clone_unreg(void *arg)
+{
+	return ue_unreg(arg, 0) == 0 ? 0 : 1;
+}
+
+static pid_t clone_vm(int (*fn)(void *), void *arg, void **stack)
+{
+	const size_t size = 256 * 1024;
+
+	*stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (*stack == MAP_FAILED)
+		return -1;
+
+	return clone(fn, (char *)*stack + size, CLONE_VM | SIGCHLD, arg);
+}
+
+TEST_F(user, clone_vm_sees_updates) {
+	void *stack;
+	pid_t pid;
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+
+	pid = clone_vm(clone_wait_set, &self->check, &stack);
+	ASSERT_NE(-1, pid);
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, wait_child(pid));
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, self->check);
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+}
+
+TEST_F(user, clone_vm_shares_registrations) {
+	void *stack;
+	pid_t pid;
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+
+	/* Same mm: the child's unregister removes the parent's enabler. */
+	pid = clone_vm(clone_unreg, &self->check, &stack);
+	ASSERT_NE(-1, pid);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, self->check);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, self->check);
+	ASSERT_EQ(-1, ue_unreg(&self->check, 0));
+	ASSERT_EQ(ENOENT, errno);
+}
+
+/* A thread that runs a step whenever the main thread asks for one. */
+struct worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int (*step)(struct worker *w);
+	int *word;
+	int result;
+	bool busy, quit;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->busy && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->quit)
+			break;
+		w->result = w->step(w);
+		w->busy = false;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+
+	return NULL;
+}
+
+static int worker_start(struct worker *w, int *word)
+{
+	memset(w, 0, sizeof(*w));
+	w->word = word;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+
+	return pthread_create(&w->thread, NULL, worker_main, w);
+}
+
+static int worker_run(struct worker *w, int (*step)(struct worker *w))
+{
+	pthread_mutex_lock(&w->lock);
+	w->step = step;
+	w->busy = true;
+	pthread_cond_broadcast(&w->cond);
+	while (w->busy)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+
+	return w->result;
+}
+
+static void worker_stop(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+}
+
+/* Registering bit 0 again from the thread must be a duplicate. */
+static int step_reg_dup(struct worker *w)
+{
+	return ue_reg(EVENT_CMD, w->word, 0, 4, 0) == -1 &&
+	       errno == EADDRINUSE ? 0 : 1;
+}
+
+static int step_reg_bit1(struct worker *w)
+{
+	return ue_reg(EVENT_CMD, w->word, 1, 4, 0);
+}
+
+static int step_unreg_bit0(struct worker *w)
+{
+	return ue_unreg(w->word, 0);
+}
+
+/*
+ * Enablers belong to the process: a thread sees the registrations of
+ * the others, whether it was created before or after them.
+ */
+static void thread_shares(struct __test_metadata *_metadata, int *check,
+			  bool thread_first)
+{
+	struct worker w;
+
+	if (thread_first)
+		ASSERT_EQ(0, worker_start(&w, check));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, check, 0, 4, 0));
+	if (!thread_first)
+		ASSERT_EQ(0, worker_start(&w, check));
+
+	ASSERT_EQ(0, worker_run(&w, step_reg_dup));
+	ASSERT_EQ(0, worker_run(&w, step_reg_bit1));
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(3, *check);
+
+	/* The main thread's enabler is removable from the other thread. */
+	ASSERT_EQ(0, worker_run(&w, step_unreg_bit0));
+	ASSERT_EQ(2, *check);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, *check);
+
+	worker_stop(&w);
+	ASSERT_EQ(0, ue_unreg(check, 1));
+}
+
+TEST_F(user, thread_created_before_shares) {
+	thread_shares(_metadata, &self->check, true);
+}
+
+TEST_F(user, thread_created_after_shares) {
+	thread_shares(_metadata, &self->check, false);
+}
+
+static void *thread_reg(void *arg)
+{
+	return (void *)(long)ue_reg(EVENT_CMD, arg, 0, 4, 0);
+}
+
+TEST_F(user, registration_survives_thread_exit) {
+	pthread_t thread;
+	void *ret;
+
+	ASSERT_EQ(0, pthread_create(&thread, NULL, thread_reg, &self->check));
+	ASSERT_EQ(0, pthread_join(thread, &ret));
+	ASSERT_EQ(0, (long)ret);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, self->check);
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+}
+
+TEST_F(user, flag_persist_survives_last_user) {
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4,
+			    USER_EVENT_REG_PERSIST));
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+
+	/* No fd, no enabler: the event is still there... */
+	ue_sleep_ms(100);
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+
+	/* ...until it is deleted. */
+	ASSERT_EQ(0, ue_del(EVENT));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+TEST_F(user, flag_invalid_rejected) {
+	static const int flags[] = { USER_EVENT_REG_MAX, 8, 0x8000,
+				     USER_EVENT_REG_MAX | 1 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		int ret = ue_reg(EVENT_CMD, &self->check, 0, 4, flags[i]);
+
+		if (ret != -1 || errno != EINVAL)
+			TH_LOG("flags 0x%x: %d (%s)", flags[i], ret,
+			       strerror(errno));
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EINVAL, errno);
+		/* Not even transiently created. */
+		EXPECT_FALSE(ue_exists(ENABLE_FILE));
+	}
+}
+
+/* Directory of the multi-format event whose format names @field. */
+static bool multi_dir_of(const char *field, char *dir, size_t len)
+{
+	bool found = false;
+	glob_t g;
+	size_t i;
+
+	if (glob(MULTI_DIR "/" EVENT ".*", 0, NULL, &g) != 0)
+		return false;
+
+	for (i = 0; i < g.gl_pathc && !found; i++) {
+		char path[512];
+		char *format;
+
+		snprintf(path, sizeof(path), "%s/format", g.gl_pathv[i]);
+		format = ue_read_file(path);
+		if (format && strstr(format, field)) {
+			snprintf(dir, len, "%s", g.gl_pathv[i]);
+			found = true;
+		}
+		free(format);
+	}
+	globfree(&g);
+
+	return found;
+}
+
+/* The multi-format directory name is EVENT.<lowercase hex id>. */
+static bool multi_name_ok(const char *dir)
+{
+	const char *id = strrchr(dir, '/');
+
+	if (!id || strncmp(id + 1, EVENT ".", strlen(EVENT ".")))
+		return false;
+	id += 1 + strlen(EVENT ".");
+
+	return *id && strspn(id, "0123456789abcdef") == strlen(id);
+}
+
+TEST_F(user, flag_multi_format) {
+	char first[256], second[256], second_again[256];
+
+	ASSERT_EQ(0, ue_reg(EVENT " u32 multi_first", &self->check, 0, 4,
+			    USER_EVENT_REG_MULTI_FORMAT));
+	ASSERT_EQ(0, ue_reg(EVENT " u64 multi_second", &self->check, 1, 4,
+			    USER_EVENT_REG_MULTI_FORMAT));
+	ASSERT_EQ(0, ue_reg(EVENT " u64 multi_second", &self->check, 2, 4,
+			    USER_EVENT_REG_MULTI_FORMAT));
+
+	ASSERT_TRUE(multi_dir_of("multi_first", first, sizeof(first)));
+	ASSERT_TRUE(multi_dir_of("multi_second", second, sizeof(second)));
+	ASSERT_STRNE(first, second);
+	ASSERT_TRUE(multi_name_ok(first));
+	ASSERT_TRUE(multi_name_ok(second));
+
+	/* Not a single-format event. */
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+
+	/* The last enabler of the first format goes: so does its event. */
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+	ASSERT_TRUE(ue_wait_path(first, false, WAIT_MS));
+	ASSERT_TRUE(ue_exists(second));
+
+	/* The second format is shared by two enablers. */
+	ASSERT_EQ(0, ue_unreg(&self->check, 1));
+	ue_sleep_ms(100);
+	ASSERT_TRUE(multi_dir_of("multi_second", second_again,
+				 sizeof(second_again)));
+	ASSERT_STREQ(second, second_again);
+
+	ASSERT_EQ(0, ue_unreg(&self->check, 2));
+	ASSERT_TRUE(ue_wait_path(second, false, WAIT_MS));
+}
+
+TEST_F(user, flag_multi_format_delete_all) {
+	char first[256], second[256];
+
+	ASSERT_EQ(0, ue_reg(EVENT " u32 multi_first", &self->check, 0, 4,
+			    USER_EVENT_REG_MULTI_FORMAT |
+			    USER_EVENT_REG_PERSIST));
+	ASSERT_EQ(0, ue_reg(EVENT " u64 multi_second", &self->check, 1, 4,
+			    USER_EVENT_REG_MULTI_FORMAT |
+			    USER_EVENT_REG_PERSIST));
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+	ASSERT_EQ(0, ue_unreg(&self->check, 1));
+
+	ASSERT_TRUE(multi_dir_of("multi_first", first, sizeof(first)));
+	ASSERT_TRUE(multi_dir_of("multi_second", second, sizeof(second)));
+
+	/* DIAG_IOCSDEL removes every format of the name. */
+	ASSERT_TRUE(ue_delete_wait(EVENT, 1000));
+	ASSERT_FALSE(ue_exists(first));
+	ASSERT_FALSE(ue_exists(second));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events command parsing and matching, through DIAG_IOCSREG and
+ * through the dynamic_events "u:" interface, which must agree.
+ */
+#define _GNU_SOURCE
+#include <sys/wait.h>
+
+#include "user_events_selftests.h"
+
+#define EVENT		"__dyn_event"
+#define EVENT_NF	"__dyn_event_nf"
+#define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
+#define ENABLE_NF	EVENTS_DIR "/" EVENT_NF "/enable"
+
+FIXTURE(user) {
+	int check;
+	bool umount;
+};
+
+static void dyn_cleanup(void)
+{
+	ue_delete_wait(EVENT, 1000);
+	ue_delete_wait(EVENT_NF, 1000);
+}
+
+FIXTURE_SETUP(user) {
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	dyn_cleanup();
+}
+
+FIXTURE_TEARDOWN(user) {
+	dyn_cleanup();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/* Append one command to dynamic_events: 0 or the errno. */
+static int dyn_write(const char *cmd)
+{
+	int fd = open(DYN_FILE, O_WRONLY | O_APPEND);
+	int ret = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		ret = errno;
+	close(fd);
+
+	return ret;
+}
+
+/*
+ * Register "EVENT fields" through the ioctl and clean it up again:
+ * 0 or the errno. The event is gone again when this returns 0.
+ */
+static int parse_abi(const char *fields, int *check)
+{
+	char cmd[600];
+	int fd, ret = 0;
+
+	snprintf(cmd, sizeof(cmd), EVENT " %s", fields);
+	fd = open(DATA_FILE, O_RDWR);
+	if (fd < 0)
+		return -1;
+
+	if (ue_reg_fd(fd, cmd, check, 31, 4, 0, NULL) != 0)
+		ret = errno;
+	else if (ue_unreg_fd(fd, check, 31) != 0)
+		ret = -1;
+	close(fd);
+
+	if (ret == 0 && !ue_wait_path(ENABLE_FILE, false, 1000))
+		ret = -1;
+
+	return ret;
+}
+
+/* The same through dynamic_events: 0 or the errno. */
+static int parse_dyn(const char *fields)
+{
+	char cmd[600];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "u:" EVENT " %s", fields);
+	ret = dyn_write(cmd);
+	if (ret == 0) {
+		/* u: events persist until deleted. */
+		if (!ue_exists(ENABLE_FILE) || ue_del(EVENT) != 0)
+			ret = -1;
+	}
+
+	return ret;
+}
+
+struct parse_case {
+	const char *fields;
+	int err;
+};
+
+static void check_parse(struct __test_metadata *_metadata, int *check,
+			const struct parse_case *cases, int count)
+{
+	int i;
+
+	for (i = 0; i < count; i++) {
+		int abi = parse_abi(cases[i].fields, check);
+		int dyn = parse_dyn(cases[i].fields);
+
+		if (abi != cases[i].err || dyn != cases[i].err)
+			TH_LOG("\"%s\": ioctl %d, dynamic_events %d, want %d",
+			       cases[i].fields, abi, dyn, cases[i].err);
+		EXPECT_EQ(cases[i].err, abi);
+		EXPECT_EQ(cases[i].err, dyn);
+	}
+}
+
+#define CHECK_PARSE(cases) \
+	check_parse(_metadata, &self->check, cases, \
+		    ARRAY_SIZE(cases))
+
+TEST_F(user, basic_types_accepted) {
+	static const struct parse_case cases[] = {
+		{ "s64 a", 0 }, { "u64 a", 0 },
+		{ "s32 a", 0 }, { "u32 a", 0 },
+		{ "int a", 0 }, { "unsigned int a", 0 },
+		{ "s16 a", 0 }, { "u16 a", 0 },
+		{ "short a", 0 }, { "unsigned short a", 0 },
+		{ "s8 a", 0 }, { "u8 a", 0 },
+		{ "char a", 0 }, { "unsigned char a", 0 },
+		{ "u64 a; u32 b; u16 c; u8 d", 0 },
+		{ "u32 a;", 0 },
+	};
+
+	CHECK_PARSE(cases);
+}
+
+TEST_F(user, array_types) {
+	static const struct parse_case cases[] = {
+		{ "char[20] a", 0 },
+		{ "unsigned char[20] a", 0 },
+		{ "char[0x14] a", 0 },
+		{ "unsigned char[0x14] a", 0 },
+		{ "char[024] a", 0 },
+		{ "char[1] a", 0 },
+		{ "char[1024] a", 0 },
+		{ "char[1025] a", EINVAL },
+		{ "char[9999] a", EINVAL },
+		{ "char[0] a", EINVAL },
+		{ "char[] a", EINVAL },
+		{ "char[aa] a", EINVAL },
+		{ "char[0x0000000000001] a", EINVAL },
+		{ "char[20 a", EINVAL },
+		{ "u32[4] a", EINVAL },
+	};
+
+	CHECK_PARSE(cases);
+}
+
+TEST_F(user, loc_types) {
+	static const struct parse_case cases[] = {
+		{ "__data_loc char[] a", 0 },
+		{ "__data_loc unsigned char[] a", 0 },
+		{ "__rel_loc char[] a", 0 },
+		{ "__rel_loc unsigned char[] a", 0 },
+		{ "__data_loc char[] a; __rel_loc char[] b; u32 c", 0 },
+	};
+
+	CHECK_PARSE(cases);
+}
+
+TEST_F(user, size_types) {
+	static const struct parse_case cases[] = {
+		{ "struct custom a 20", 0 },
+		{ "struct custom a 1", 0 },
+		{ "struct custom a", EINVAL },
+		{ "struct custom a 0", EINVAL },
+		{ "struct custom a 0x14", EINVAL },
+		{ "struct custom a 20 b", EINVAL },
+		{ "char a 20", EINVAL },
+		{ "u32 a 4", EINVAL },
+		/* D4: sizes that can never fit a record */
+		{ "struct custom a 2147483648", EINVAL },
+		{ "struct custom a 4294967295", EINVAL },
+		{ "struct custom a 65536", EINVAL },
+		{ "struct custom a 40000; struct custom b 30000", EINVAL },
+	};
+
+	CHECK_PARSE(cases);
+}
+
+TEST_F(user, rejected_types) {
+	static const struct parse_case cases[] = {
+		{ "long a", EINVAL },
+		{ "unsigned long a", EINVAL },
+		{ "bool a", EINVAL },
+		{ "u32 *a", EINVAL },
+		{ "void *a", EINVAL },
+		{ "u128 a", EINVAL },
+		{ "u32", EINVAL },
+		{ "u32 a b", EINVAL },
+		{ "u32 a; u64", EINVAL },
+	};
+
+	CHECK_PARSE(cases);
+}
+
+/*
+ * Register @a at bit 31 and @b at bit 30 of the same fd: true when @b
+ * reused @a's event, false when it got EADDRINUSE.
+ */
+static int match(const char *a, const char *b, int *check)
+{
+	char cmd_a[256], cmd_b[256];
+	int fd, ret;
+
+	snprintf(cmd_a, sizeof(cmd_a), EVENT " %s", a);
+	snprintf(cmd_b, sizeof(cmd_b), EVENT " %s", b);
+
+	fd = open(DATA_FILE, O_RDWR);
+	if (fd < 0)
+		return -1;
+
+	if (ue_reg_fd(fd, cmd_a, check, 31, 4, 0, NULL) != 0) {
+		close(fd);
+		return -1;
+	}
+
+	ret = ue_reg_fd(fd, cmd_b, check, 30, 4, 0, NULL);
+	if (ret == 0)
+		ret = 1;
+	else
+		ret = errno == EADDRINUSE ? 0 : -1;
+
+	ue_unreg_fd(fd, check, 31);
+	ue_unreg_fd(fd, check, 30);
+	close(fd);
+	ue_wait_path(ENABLE_FILE, false, 1000);
+
+	return ret;
+}
+
+TEST_F(user, matching) {
+	static const struct {
+		const char *a, *b;
+		int match;
+	} cases[] = {
+		{ "u32 a", "u32 a", 1 },
+		{ "u32 a; u32 b", "u32 a; u32 b", 1 },
+		{ "u32 a; u32 b", "u32 a;u32 b", 1 },
+		{ "u32 a; u32 b", "u32 a; u32 b;", 1 },
+		{ "u32 a; u32 b", "u32 a;\tu32 b", 1 },
+		{ "u32 a; u32 b", "u32 a ;u32 b", 1 },
+		{ "u32 a; u32 b", " u32  a ;  u32\tb ", 1 },
+		{ "struct my_struct a 20", "struct my_struct a 20", 1 },
+		{ "char[20] a", "char[20] a", 1 },
+		{ "u32 a", "u32 b", 0 },
+		{ "u32 a", "u64 a", 0 },
+		{ "u32 a", "s32 a", 0 },
+		{ "u32 a", "", 0 },
+		{ "u32 a; u32 b", "u32 b; u32 a", 0 },
+		{ "u32 a; u32 b", "u32 a", 0 },
+		{ "u32 a", "u32 a; u32 b", 0 },
+		{ "u64 a; u64 b", "u32 a; u32 b", 0 },
+		{ "struct my_struct a 20", "struct my_struct b 20", 0 },
+		{ "struct my_struct a 20", "struct my_struct a 21", 0 },
+		{ "struct my_struct a 20", "struct other a 20", 0 },
+		{ "char[20] a", "char[0x14] a", 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int got = match(cases[i].a, cases[i].b, &self->check);
+
+		if (got != cases[i].match)
+			TH_LOG("\"%s\" vs \"%s\": %d, want %d", cases[i].a,
+			       cases[i].b, got, cases[i].match);
+		EXPECT_EQ(cases[i].match, got);
+	}
+}
+
+TEST_F(user, matching_no_fields) {
+	/* Field-less events match only field-less registrations. */
+	EXPECT_EQ(1, match("", "", &self->check));
+}
+
+/* The lines of dynamic_events that belong to @name. */
+static int dyn_lines(const char *name, char *line, size_t len)
+{
+	char *text = ue_read_file(DYN_FILE);
+	char prefix[128];
+	char *at;
+	int count = 0;
+
+	if (!text)
+		return -1;
+
+	snprintf(prefix, sizeof(prefix), "u:%s", name);
+	for (at = strtok(text, "\n"); at; at = strtok(NULL, "\n")) {
+		if (strncmp(at, prefix, strlen(prefix)) ||
+		    (at[strlen(prefix)] != ' ' && at[strlen(prefix)] != '\0'))
+			continue;
+		if (line)
+			snprintf(line, len, "%s", at);
+		count++;
+	}
+	free(text);
+
+	return count;
+}
+
+TEST_F(user, dyn_create_show_delete) {
+	char line[256] = "";
+
+	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a;u32\tb"));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
+	ASSERT_STREQ("u:" EVENT " u32 a; u32 b", line);
+
+	/* The same again is accepted and changes nothing. */
+	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
+
+	/* Persistent: no user, still there. */
+	ue_sleep_ms(100);
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+
+	ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a; u32 b"));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(0, dyn_lines(EVENT, NULL, 0));
+}
+
+TEST_F(user, dyn_show_struct_size) {
+	char line[256] = "";
+
+	ASSERT_EQ(0, dyn_write("u:" EVENT " struct foo a 20; char[4] b"));
+	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
+	ASSERT_STREQ("u:" EVENT " struct foo a 20; char[4] b", line);
+	ASSERT_EQ(0, dyn_write("-:" EVENT " struct foo a 20; char[4] b"));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+TEST_F(user, dyn_delete_with_system) {
+	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(0, dyn_write("-:" USER_EVENTS_SYSTEM "/" EVENT
+			       " u32 a; u32 b"));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+TEST_F(user, dyn_delete_bang) {
+	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(0, dyn_write("!u:" EVENT " u32 a; u32 b"));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+TEST_F(user, dyn_delete_needs_matching_fields) {
+	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
+
+	/* A bare name only matches an event without fields. */
+	ASSERT_EQ(ENOENT, dyn_write("-:" EVENT));
+	ASSERT_EQ(ENOENT, dyn_write("-:" EVENT " u32 a"));
+	ASSERT_EQ(ENOENT, dyn_write("-:" EVENT " u32 b; u32 a"));
+	ASSERT_EQ(ENOENT, dyn_write("-:other_system/" EVENT " u32 a; u32 b"));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+
+	ASSERT_EQ(0, dyn_write("u:" EVENT_NF));
+	ASSERT_EQ(0, dyn_write("-:" EVENT_NF));
+	ASSERT_FALSE(ue_exists(ENABLE_NF));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+}
+
+TEST_F(user, dyn_delete_busy) {
+	int fd;
+
+	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a"));
+
+	/* An open fd that registered the event holds it. */
+	fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, fd);
+	ASSERT_EQ(0, ue_reg_fd(fd, EVENT " u32 a", &self->check, 31, 4, 0,
+			       NULL));
+	ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 31));
+	ASSERT_EQ(EBUSY, dyn_write("-:" EVENT " u32 a"));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+
+	close(fd);
+	ASSERT_TRUE(ue_delete_wait(EVENT, 1000));
+}
+
+TEST_F(user, dyn_create_rejects_bad_commands) {
+	ASSERT_EQ(EINVAL, dyn_write("u:" EVENT " u32"));
+	ASSERT_EQ(EINVAL, dyn_write("u:" EVENT ":flag u32 a"));
+	ASSERT_EQ(EINVAL, dyn_write("u:" EVENT " long a"));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+TEST_F(user, dyn_create_needs_privilege) {
+	int fd = open(DYN_FILE, O_WRONLY | O_APPEND);
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(-1, fd);
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		static const char cmd[] = "u:" EVENT " u32 a";
+
+		/* Leaving uid 0 drops every capability. */
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		if (write(fd, cmd, strlen(cmd)) != -1)
+			_exit(3);
+		_exit(errno == EPERM ? 0 : 4);
+	}
+	close(fd);
+
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+TEST_HARNESS_MAIN
