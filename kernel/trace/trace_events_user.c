@@ -1876,6 +1876,14 @@ static __always_inline size_t copy_nofault(void *addr, size_t bytes,
 	return ret;
 }
 
+/* Copies all of @i to @dst; the copy consumes @i, so take its length first */
+static __always_inline bool copy_payload(void *dst, struct iov_iter *i)
+{
+	size_t len = i->count;
+
+	return !len || copy_nofault(dst, len, i) == len;
+}
+
 /* Checks the dynamic locations of a record copy; @data is the record */
 static int user_event_validate(struct user_event *user, void *data,
 			       size_t len)
@@ -1926,8 +1934,7 @@ static void user_event_ftrace(struct user_event *user, struct iov_iter *i,
 	if (unlikely(!entry))
 		return;
 
-	if (unlikely(i->count &&
-		     copy_nofault(entry + 1, i->count, i) != i->count))
+	if (unlikely(!copy_payload(entry + 1, i)))
 		goto discard;
 
 	if (user->nr_validators &&
@@ -1951,9 +1958,10 @@ static size_t user_event_perf_size(size_t size)
 static void user_event_perf(struct user_event *user, struct iov_iter *i,
 			    void *tpdata, bool *faulted)
 {
-	size_t size = sizeof(struct trace_entry) + i->count;
+	size_t len = sizeof(struct trace_entry) + i->count;
 	struct trace_entry *perf_entry;
 	struct hlist_head *perf_head;
+	size_t size;
 	struct pt_regs *regs;
 	int context;
 
@@ -1965,7 +1973,7 @@ static void user_event_perf(struct user_event *user, struct iov_iter *i,
 		return;
 
 	/* Only a perf attach racing with the size check gets here */
-	size = user_event_perf_size(size);
+	size = user_event_perf_size(len);
 	if (unlikely(size > PERF_MAX_TRACE_SIZE))
 		return;
 
@@ -1975,13 +1983,11 @@ static void user_event_perf(struct user_event *user, struct iov_iter *i,
 
 	perf_fetch_caller_regs(regs);
 
-	if (unlikely(i->count &&
-		     copy_nofault(perf_entry + 1, i->count, i) != i->count))
+	if (unlikely(!copy_payload(perf_entry + 1, i)))
 		goto fail;
 
 	if (user->nr_validators &&
-	    unlikely(user_event_validate(user, perf_entry,
-					 sizeof(*perf_entry) + i->count)))
+	    unlikely(user_event_validate(user, perf_entry, len)))
 		goto fail;
 
 	perf_trace_buf_submit(perf_entry, size, context,
