@@ -96,6 +96,8 @@ TEST_F(user, registration_writes_current_state) {
 }
 
 TEST_F(user, unregister_clears_and_stops_updates) {
+	/* A second enabler keeps the event alive throughout. */
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->other, 0, 4, 0));
 	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(1, self->check);
@@ -108,10 +110,12 @@ TEST_F(user, unregister_clears_and_stops_updates) {
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, self->check);
+	ASSERT_EQ(1, self->other);
 
 	/* Gone for good: a second unregister finds nothing. */
 	ASSERT_EQ(-1, ue_unreg(&self->check, 0));
 	ASSERT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, ue_unreg(&self->other, 0));
 }
 
 TEST_F(user, bit_sizes_4) {
@@ -322,6 +326,8 @@ TEST_F(user, clone_vm_shares_registrations) {
 	void *stack;
 	pid_t pid;
 
+	/* A second enabler keeps the event alive throughout. */
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->other, 0, 4, 0));
 	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(1, self->check);
@@ -335,8 +341,10 @@ TEST_F(user, clone_vm_shares_registrations) {
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, self->check);
+	ASSERT_EQ(1, self->other);
 	ASSERT_EQ(-1, ue_unreg(&self->check, 0));
 	ASSERT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, ue_unreg(&self->other, 0));
 }
 
 /* A thread that runs a step whenever the main thread asks for one. */
@@ -486,8 +494,8 @@ TEST_F(user, flag_persist_survives_last_user) {
 	ue_sleep_ms(100);
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 
-	/* ...until it is deleted. */
-	ASSERT_EQ(0, ue_del(EVENT));
+	/* ...until it is deleted (once the enabler's reference is gone). */
+	ASSERT_EQ(0, ue_del_retry(EVENT, 1000));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 

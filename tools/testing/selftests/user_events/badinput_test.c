@@ -794,6 +794,8 @@ TEST_F(write, result) {
 		ASSERT_EQ(-1, ret);
 		ASSERT_EQ(variant->err, errno);
 	} else {
+		if (ret == -1)
+			TH_LOG("got %s", strerror(errno));
 		ASSERT_EQ((ssize_t)(io[0].iov_len + io[1].iov_len), ret);
 	}
 	free(big);

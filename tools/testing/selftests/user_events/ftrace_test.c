@@ -285,11 +285,11 @@ TEST_F(user, write_records_event) {
 	ASSERT_NE(-1, before);
 
 	/* The whole length, index included, is reported. */
-	ASSERT_EQ(12, write_event(self->data_fd, index, payload, 8));
+	ASSERT_WRITE(12, write_event(self->data_fd, index, payload, 8));
 	ASSERT_LT(before, ue_trace_size());
 
 	/* Trailing bytes past min_size are accepted. */
-	ASSERT_EQ(4 + 16, write_event(self->data_fd, index, payload, 16));
+	ASSERT_WRITE(4 + 16, write_event(self->data_fd, index, payload, 16));
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, self->check);
@@ -306,7 +306,7 @@ TEST_F(user, write_empty_event) {
 
 	ASSERT_EQ(0, ue_clear_trace());
 	before = ue_trace_size();
-	ASSERT_EQ(4, write_event(self->data_fd, index, NULL, 0));
+	ASSERT_WRITE(4, write_event(self->data_fd, index, NULL, 0));
 	ASSERT_LT(before, ue_trace_size());
 }
 
@@ -323,11 +323,11 @@ TEST_F(user, write_from_dontneed_page) {
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, page);
 
-	ASSERT_EQ(12, write_event(self->data_fd, index, page, 8));
+	ASSERT_WRITE(12, write_event(self->data_fd, index, page, 8));
 
 	/* The zero page comes back on the next touch. */
 	ASSERT_EQ(0, madvise(page, page_size, MADV_DONTNEED));
-	ASSERT_EQ(12, write_event(self->data_fd, index, page, 8));
+	ASSERT_WRITE(12, write_event(self->data_fd, index, page, 8));
 
 	munmap(page, page_size);
 }
@@ -364,7 +364,7 @@ TEST_F(user, rel_loc_validator) {
 	before = ue_trace_size();
 
 	/* Offsets count from the end of the loc word. */
-	ASSERT_EQ(13, write_loc(self->data_fd, index, DYN_LOC(0, 5),
+	ASSERT_WRITE(13, write_loc(self->data_fd, index, DYN_LOC(0, 5),
 				"Test", 5));
 	ASSERT_LT(before, ue_trace_size());
 
@@ -396,7 +396,7 @@ TEST_F(user, data_loc_validator) {
 
 	/* Offsets count from the record start (common header included). */
 	start = 8 + 4;
-	ASSERT_EQ(13, write_loc(self->data_fd, index, DYN_LOC(start, 5),
+	ASSERT_WRITE(13, write_loc(self->data_fd, index, DYN_LOC(start, 5),
 				"Test", 5));
 
 	ASSERT_EQ(-1, write_loc(self->data_fd, index, DYN_LOC(start + 1, 5),
@@ -489,7 +489,7 @@ TEST_F(user, print_fmt) {
 	}
 
 	/* Several fields, in declaration order; none gives "". */
-	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 a; char b[2]; s64 c",
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 a; char[2] b; s64 c",
 			       &self->check, 31, 4, 0, NULL));
 	{
 		char *fmt = print_fmt(FORMAT_FILE);
@@ -568,13 +568,12 @@ TEST_F(user, trace_text_decoded) {
 	int index = -1;
 
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd,
-			       EVENT " int a; int b; char s[6]; u32 c",
+			       EVENT " int a; int b; char[6] s; u32 c",
 			       &self->check, 31, 4, 0, &index));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, ue_clear_trace());
 
-	ASSERT_EQ(4 + (int)sizeof(payload),
-		  write_event(self->data_fd, index, &payload,
+	ASSERT_WRITE(4 + (int)sizeof(payload), write_event(self->data_fd, index, &payload,
 			      sizeof(payload)));
 	if (!trace_has(EVENT ": a=5 b=-3 s=hello c=4000000000")) {
 		char *trace = ue_read_file(TRACE_FILE);
@@ -607,8 +606,7 @@ TEST_F(user, trace_text_dynamic_strings) {
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, ue_clear_trace());
 
-	ASSERT_EQ(4 + (int)sizeof(payload),
-		  write_event(self->data_fd, index, &payload,
+	ASSERT_WRITE(4 + (int)sizeof(payload), write_event(self->data_fd, index, &payload,
 			      sizeof(payload)));
 	if (!trace_has(EVENT ": msg=world rel=hi")) {
 		char *trace = ue_read_file(TRACE_FILE);
@@ -630,7 +628,7 @@ TEST_F(user, write_too_big_e2big) {
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 
 	/* Fits a ring-buffer page. */
-	ASSERT_EQ(4 + 1000, write_event(self->data_fd, index, payload, 1000));
+	ASSERT_WRITE(4 + 1000, write_event(self->data_fd, index, payload, 1000));
 
 	/* Cannot fit: an error, not a silent drop. */
 	ASSERT_EQ(-1, write_event(self->data_fd, index, payload, big));

@@ -146,8 +146,7 @@ TEST_F(user, perf_write) {
 	/* Set synchronously by the attach. */
 	ASSERT_EQ(1 << 31, self->check);
 
-	ASSERT_EQ((int)sizeof(data), write(self->data_fd, &data,
-					   sizeof(data)));
+	ASSERT_WRITE(sizeof(data), write(self->data_fd, &data, sizeof(data)));
 
 	hdr = first_record(&ctx);
 	ASSERT_NE(NULL, hdr);
@@ -176,7 +175,7 @@ TEST_F(user, perf_empty_event) {
 	ASSERT_EQ(0, perf_attach(&ctx, id));
 	ASSERT_EQ(1 << 31, self->check);
 
-	ASSERT_EQ(4, write(self->data_fd, &index, sizeof(index)));
+	ASSERT_WRITE(4, write(self->data_fd, &index, sizeof(index)));
 	hdr = first_record(&ctx);
 	ASSERT_NE(NULL, hdr);
 	ASSERT_EQ(PERF_RECORD_SAMPLE, hdr->type);
@@ -233,7 +232,7 @@ TEST_F(user, perf_write_too_big_e2big) {
 	memcpy(payload, &index, sizeof(index));
 
 	/* Fits perf's 8 KiB limit. */
-	ASSERT_EQ(4 + 1000, write(self->data_fd, payload, 4 + 1000));
+	ASSERT_WRITE(4 + 1000, write(self->data_fd, payload, 4 + 1000));
 
 	/* Does not fit: reported, not dropped. */
 	ASSERT_EQ(-1, write(self->data_fd, payload, 4 + big));

@@ -359,6 +359,19 @@ static inline bool ue_delete_wait(const char *name, int ms)
 	}
 }
 
+/* DIAG_IOCSDEL, retried while a reference is still being dropped. */
+static inline int ue_del_retry(const char *name, int ms)
+{
+	long end = ue_now_ms() + ms;
+	int ret;
+
+	while ((ret = ue_del(name)) == -1 && errno == EBUSY &&
+	       ue_now_ms() < end)
+		ue_sleep_ms(10);
+
+	return ret;
+}
+
 /* Size of the trace file, which grows with each recorded event. */
 static inline long ue_trace_size(void)
 {
@@ -372,6 +385,15 @@ static inline long ue_trace_size(void)
 
 	return len;
 }
+
+/* Assert that a write() or writev() returned @expected; log errno if not. */
+#define ASSERT_WRITE(expected, call) do {				\
+	ssize_t __ret = (call);						\
+									\
+	if (__ret != (ssize_t)(expected))				\
+		TH_LOG("%s: %zd (%s)", #call, __ret, strerror(errno));	\
+	ASSERT_EQ((ssize_t)(expected), __ret);				\
+} while (0)
 
 static inline int ue_clear_trace(void)
 {
