@@ -25,6 +25,7 @@ if [ ! -d "$PRISTINE" ]; then
 	rm -rf "$B/pristine.tmp"
 	mkdir -p "$B/pristine.tmp"
 	tar -xJf "$SRC_TARBALL" -C "$B/pristine.tmp"
+	mkdir -p "$(dirname "$PRISTINE")"
 	mv "$B/pristine.tmp"/linux-source-6.1 "$PRISTINE"
 	rmdir "$B/pristine.tmp"
 fi
@@ -75,7 +76,7 @@ while IFS= read -r p; do
 			cp -p "$PRISTINE/$f" "$STAGE/$f"
 		fi
 	done
-	if ! out=$(patch -p1 -d "$STAGE" --no-backup-if-mismatch --batch -i "$pf" 2>&1); then
+	if ! out=$(patch -p1 -d "$STAGE" --fuzz=0 --no-backup-if-mismatch --batch -i "$pf" 2>&1); then
 		printf '%s\n' "$out" >&2
 		for r in $(find "$STAGE" -name '*.rej'); do
 			echo "---- rejected hunk(s): ${r#"$STAGE"/}" >&2

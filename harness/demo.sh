@@ -4,6 +4,7 @@
 # harness/guest/demo.sh with the console shown live.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+lock_build
 
 "$UE_REPO/harness/deps.sh"
 "$UE_REPO/harness/assemble.sh"

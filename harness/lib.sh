@@ -15,3 +15,11 @@ objdir() { echo "$B/obj-$1"; }
 
 log() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# One harness run per build/ at a time (they share the tree and obj dirs)
+lock_build()
+{
+	mkdir -p "$B"
+	exec 9> "$B/.lock"
+	flock -n 9 || die "another harness run is using $B"
+}

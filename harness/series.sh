@@ -11,6 +11,7 @@
 # reports errors.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+lock_build
 
 "$UE_REPO/harness/assemble.sh"
 

@@ -8,6 +8,7 @@
 # UE_ACCEL, UE_TIMEOUT: see vm.sh
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+lock_build
 
 "$UE_REPO/harness/deps.sh" || exit 1
 "$UE_REPO/harness/assemble.sh" || exit 1

@@ -9,6 +9,7 @@
 # UE_TIMEOUT_FACTOR: multiplies the kselftest "settings" timeout (3)
 R=$UE_RESULTS
 mkdir -p "$R/kselftest" "$R/kunit"
+uptime() { local u; u=$(</proc/uptime); echo "${u%% *}s"; }
 
 list=$UE_KSELFTEST/kselftest-list.txt
 while IFS=: read -r coll prog; do
@@ -17,9 +18,12 @@ while IFS=: read -r coll prog; do
 		continue
 	fi
 	dir=$UE_KSELFTEST/$coll
-	t=$(sed -n 's/^timeout=//p' "$dir/settings" 2>/dev/null)
-	t=$(( ${t:-45} * ${UE_TIMEOUT_FACTOR:-3} ))
-	echo "[guest] $coll:$prog (timeout ${t}s)"
+	t=45
+	while IFS='=' read -r k v; do
+		[ "$k" = timeout ] && t=$v
+	done < "$dir/settings" 2>/dev/null
+	t=$((t * ${UE_TIMEOUT_FACTOR:-3}))
+	echo "[guest] $(uptime) $coll:$prog (timeout ${t}s)"
 	# A writable cwd of its own: the 9p root is read-only
 	mkdir -p "/tmp/kselftest/$prog"
 	(cd "/tmp/kselftest/$prog" && timeout -k 5 "$t" "$dir/$prog") \
@@ -28,17 +32,19 @@ while IFS=: read -r coll prog; do
 done < "$list"
 
 for d in /sys/kernel/debug/kunit/*/; do
-	[ -f "$d/results" ] && cat "$d/results" > "$R/kunit/$(basename "$d").ktap"
+	d=${d%/}
+	[ -f "$d/results" ] && while IFS= read -r l; do echo "$l"; done \
+		< "$d/results" > "$R/kunit/${d##*/}.ktap"
 done
 
 if [ -w /sys/kernel/debug/kmemleak ] && [ "${UE_SKIP_KMEMLEAK:-0}" != 1 ]; then
-	echo "[guest] kmemleak scan"
-	# Two scans: an object is reported only once it has aged and stayed
-	# unreferenced across scans.
+	echo "[guest] $(uptime) kmemleak scan"
+	# Two scans: kmemleak reports an unreferenced object only when its
+	# contents did not change since the previous scan (and it is > 5 s old).
 	echo scan > /sys/kernel/debug/kmemleak
-	sleep 5
 	echo scan > /sys/kernel/debug/kmemleak
 	cat /sys/kernel/debug/kmemleak > "$R/kmemleak.txt"
 fi
-cat /proc/sys/kernel/tainted > "$R/tainted"
+echo "[guest] $(uptime) saving dmesg"
+echo "$(</proc/sys/kernel/tainted)" > "$R/tainted"
 dmesg > "$R/dmesg.txt"
