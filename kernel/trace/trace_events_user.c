@@ -1560,8 +1560,8 @@ static void user_event_enabler_update(struct user_event *user)
 		}
 		mmap_read_unlock(mm);
 
-		/* May be the last user; the release does not take locks */
-		mmput(mm);
+		/* The last mmput() tears the mm down: not under event_mutex */
+		mmput_async(mm);
 	}
 }
 
@@ -1716,8 +1716,8 @@ fail:
  * execve() and the exit of the last task of a process end up here. The
  * bits are not written, the memory is going away. Freeing is deferred to
  * after a grace period, for the RCU readers, and to a worker: dropping
- * event references may need event_mutex, which a fan-out doing the final
- * mmput() already holds.
+ * event references may need event_mutex, and mmput() callers may hold
+ * locks that nest inside it.
  */
 void user_events_mm_release(struct mm_struct *mm)
 {
