@@ -21,5 +21,8 @@ lock_build()
 {
 	mkdir -p "$B"
 	exec 9> "$B/.lock"
-	flock -n 9 || die "another harness run is using $B"
+	if ! flock -n 9; then
+		echo "[harness] waiting for another harness run using $B" >&2
+		flock 9
+	fi
 }

@@ -38,6 +38,7 @@ group_of()
 {
 	case $1 in
 	MAINTAINERS) echo 07 ;;
+	kernel/trace/trace.c) echo 001 ;;
 	Documentation/*) echo 04 ;;
 	samples/*) echo 05 ;;
 	tools/*) echo 06 ;;
@@ -50,7 +51,7 @@ group_of()
 export GIT_INDEX_FILE=$B/series.index
 git read-tree base
 head=$(git rev-parse base)
-for g in 01 02 03 04 05 06 07; do
+for g in 001 01 02 03 04 05 06 07; do
 	n=0
 	while IFS= read -r f; do
 		[ "$(group_of "$f")" = $g ] || continue
