@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events fault tests: enable words whose page is dropped, shared
+ * copy-on-write, write-protected, unmapped or replaced while registered,
+ * and write payloads that are not (fully) mapped.
+ *
+ * The kernel sets and clears enable bits with FOLL_NOFAULT pins; when the
+ * page is not present or not writable it faults it in from a worker, so
+ * bit updates after such changes are asynchronous and polled for here.
+ * A page that cannot be made writable (read-only or unmapped) only logs
+ * "user_events: Fault for mm" and leaves the word alone; the next tracer
+ * change tries again.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "user_events_selftests.h"
+
+#define EVENT		"__fault_event"
+#define EVENT_CMD	EVENT " u32 count"
+#define WAIT_MS		10000
+
+FIXTURE(fault) {
+	bool umount;
+	long page;
+	char *map;
+	int data_fd;
+	int memfd;
+};
+
+static void fault_cleanup(void)
+{
+	ue_enable(EVENT, 0);
+	ue_delete_wait(EVENT, 1000);
+}
+
+FIXTURE_SETUP(fault) {
+	self->map = MAP_FAILED;
+	self->data_fd = -1;
+	self->memfd = -1;
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	fault_cleanup();
+	self->page = sysconf(_SC_PAGESIZE);
+	self->map = mmap(NULL, self->page * 2, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->map);
+	self->data_fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, self->data_fd);
+}
+
+FIXTURE_TEARDOWN(fault) {
+	if (self->data_fd >= 0)
+		close(self->data_fd);
+	if (self->memfd >= 0)
+		close(self->memfd);
+	if (self->map != MAP_FAILED)
+		munmap(self->map, self->page * 2);
+	fault_cleanup();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The page was dropped: the enable faults it back in and sets the bit */
+TEST_F(fault, dontneed_then_enable) {
+	int *word = (int *)self->map;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 5, 4,
+			       0, NULL));
+	*word = 0;
+	ASSERT_EQ(0, madvise(self->map, self->page, MADV_DONTNEED));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(word, 1 << 5, WAIT_MS));
+
+	ASSERT_EQ(0, madvise(self->map, self->page, MADV_DONTNEED));
+	ASSERT_EQ(0, *word);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(word, 1 << 5, WAIT_MS));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_TRUE(ue_wait_int(word, 0, WAIT_MS));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 5));
+}
+
+/* After fork the page is COW-shared: each process gets its own update */
+TEST_F(fault, cow_after_fork) {
+	int *word = (int *)self->map;
+	int sync[2], back[2];
+	char c = 0;
+	pid_t pid;
+
+	*word = 0;
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 3, 4,
+			       0, NULL));
+	ASSERT_EQ(0, pipe(sync));
+	ASSERT_EQ(0, pipe(back));
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		/* Child: see the bit set, report, then see it cleared */
+		if (!ue_wait_int(word, 1 << 3, WAIT_MS))
+			_exit(1);
+		if (write(back[1], &c, 1) != 1)
+			_exit(2);
+		if (read(sync[0], &c, 1) != 1)
+			_exit(3);
+		if (!ue_wait_int(word, 0, WAIT_MS))
+			_exit(4);
+		_exit(0);
+	}
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(word, 1 << 3, WAIT_MS));
+	ASSERT_EQ(1, read(back[0], &c, 1));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(1, write(sync[1], &c, 1));
+	ASSERT_TRUE(ue_wait_int(word, 0, WAIT_MS));
+	ASSERT_EQ(0, wait_child(pid));
+	close(sync[0]);
+	close(sync[1]);
+	close(back[0]);
+	close(back[1]);
+}
+
+/* Registering on a read-only page fails as a whole (D1) */
+TEST_F(fault, register_read_only) {
+	int before = ue_active_count();
+
+	ASSERT_EQ(0, mprotect(self->map, self->page, PROT_READ));
+	ASSERT_EQ(-1, ue_reg_fd(self->data_fd, EVENT_CMD, self->map, 0, 4,
+				0, NULL));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_TRUE(ue_wait_active(before, WAIT_MS));
+}
+
+/*
+ * Write-protected after registration: enabling cannot set the bit (the
+ * fault-in fails and is logged). Once writable again, the next tracer
+ * change sets it.
+ */
+TEST_F(fault, mprotect_read_only_after_register) {
+	int *word = (int *)self->map;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 7, 4,
+			       0, NULL));
+	ASSERT_EQ(0, mprotect(self->map, self->page, PROT_READ));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ue_sleep_ms(300);
+	ASSERT_EQ(0, *word);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+
+	ASSERT_EQ(0, mprotect(self->map, self->page, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(word, 1 << 7, WAIT_MS));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_TRUE(ue_wait_int(word, 0, WAIT_MS));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 7));
+}
+
+/*
+ * Unmapped while registered: tracer changes leave it alone; the other
+ * enablers (own and a forked child's copy) keep being updated. The
+ * unregister removes the enabler but cannot clear the bit: EFAULT.
+ */
+TEST_F(fault, munmap_while_registered) {
+	int *gone = (int *)self->map;
+	int *other = (int *)(self->map + self->page);
+	int sync[2], back[2];
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)gone, 1, 4,
+			       0, NULL));
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)other, 2, 4,
+			       0, NULL));
+	ASSERT_EQ(0, pipe(sync));
+	ASSERT_EQ(0, pipe(back));
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		/* Child keeps its copy of the page the parent unmaps */
+		if (!ue_wait_int(gone, 1 << 1, WAIT_MS))
+			_exit(1);
+		if (write(back[1], &c, 1) != 1)
+			_exit(2);
+		if (read(sync[0], &c, 1) != 1)
+			_exit(3);
+		if (!ue_wait_int(gone, 0, WAIT_MS))
+			_exit(4);
+		_exit(0);
+	}
+
+	ASSERT_EQ(0, munmap(self->map, self->page));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(other, 1 << 2, WAIT_MS));
+	ASSERT_EQ(1, read(back[0], &c, 1));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(1, write(sync[1], &c, 1));
+	ASSERT_TRUE(ue_wait_int(other, 0, WAIT_MS));
+	ASSERT_EQ(0, wait_child(pid));
+
+	ASSERT_EQ(-1, ue_unreg_fd(self->data_fd, (void *)gone, 1));
+	ASSERT_EQ(EFAULT, errno);
+	/* The enabler is gone all the same */
+	ASSERT_EQ(-1, ue_unreg_fd(self->data_fd, (void *)gone, 1));
+	ASSERT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)other, 2));
+
+	/* Teardown unmaps only what is left */
+	munmap(self->map + self->page, self->page);
+	self->map = MAP_FAILED;
+	close(sync[0]);
+	close(sync[1]);
+	close(back[0]);
+	close(back[1]);
+}
+
+/* The address now belongs to a shared file mapping: that file is updated */
+TEST_F(fault, remapped_to_file) {
+	int *word = (int *)self->map;
+	int value = -1;
+	void *map;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 9, 4,
+			       0, NULL));
+	self->memfd = memfd_create("ue_fault", 0);
+	ASSERT_NE(-1, self->memfd);
+	ASSERT_EQ(0, ftruncate(self->memfd, self->page));
+
+	map = mmap(self->map, self->page, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, self->memfd, 0);
+	ASSERT_EQ((void *)self->map, map);
+	/* Not faulted in yet: the kernel has to do it */
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(word, 1 << 9, WAIT_MS));
+	ASSERT_EQ(4, pread(self->memfd, &value, 4, 0));
+	ASSERT_EQ(1 << 9, value);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_TRUE(ue_wait_int(word, 0, WAIT_MS));
+	ASSERT_EQ(4, pread(self->memfd, &value, 4, 0));
+	ASSERT_EQ(0, value);
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 9));
+}
+
+/* Unmapped or partly unmapped payloads: EFAULT and nothing recorded */
+TEST_F(fault, write_payload_unmapped) {
+	int *word = (int *)self->map;
+	char *hole = self->map + self->page;
+	struct iovec io[2];
+	__u32 count = 42;
+	long size;
+	int idx;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 0, 4,
+			       0, &idx));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(word, 1, WAIT_MS));
+	ASSERT_EQ(0, ue_clear_trace());
+
+	io[0].iov_base = &idx;
+	io[0].iov_len = sizeof(idx);
+	io[1].iov_base = &count;
+	io[1].iov_len = sizeof(count);
+	ASSERT_WRITE(8, writev(self->data_fd, io, 2));
+	size = ue_trace_size();
+	ASSERT_LT(0, size);
+
+	ASSERT_EQ(0, munmap(hole, self->page));
+
+	/* Entirely unmapped */
+	io[1].iov_base = hole;
+	ASSERT_EQ(-1, writev(self->data_fd, io, 2));
+	ASSERT_EQ(EFAULT, errno);
+
+	/* Straddling the end of the mapped page */
+	io[1].iov_base = hole - 2;
+	ASSERT_EQ(-1, writev(self->data_fd, io, 2));
+	ASSERT_EQ(EFAULT, errno);
+
+	/* The index itself is unmapped */
+	io[0].iov_base = hole;
+	io[1].iov_base = &count;
+	ASSERT_EQ(-1, writev(self->data_fd, io, 2));
+	ASSERT_EQ(EFAULT, errno);
+
+	ASSERT_EQ(size, ue_trace_size());
+
+	/* A plain write() whose buffer runs into the hole */
+	memcpy(hole - 8, &idx, 4);
+	memcpy(hole - 4, &count, 4);
+	ASSERT_WRITE(8, write(self->data_fd, hole - 8, 8));
+	size = ue_trace_size();
+	memcpy(hole - 6, &idx, 4);
+	ASSERT_EQ(-1, write(self->data_fd, hole - 6, 8));
+	ASSERT_EQ(EFAULT, errno);
+	memcpy(hole - 4, &idx, 4);
+	ASSERT_EQ(-1, write(self->data_fd, hole - 4, 8));
+	ASSERT_EQ(EFAULT, errno);
+
+	ASSERT_EQ(size, ue_trace_size());
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 0));
+
+	munmap(self->map, self->page);
+	self->map = MAP_FAILED;
+}
+
+TEST_HARNESS_MAIN

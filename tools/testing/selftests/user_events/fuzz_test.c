@@ -1,0 +1,842 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events fuzz test: generated command strings, user_reg/user_unreg
+ * structures and write payloads. Every result must be success or an
+ * errno the ABI allows for that call; anything else fails and prints the
+ * input. The run is deterministic for a seed:
+ *
+ *   UE_FUZZ_SEED=N   seed (default 0x5eed, printed)
+ *   UE_FUZZ_ITERS=N  number of inputs (default FUZZ_ITERS)
+ *
+ * An input costs about 1 ms on a debug kernel (KASAN, lockdep) under
+ * QEMU TCG, so the default stays near 50 s there; a run also stops
+ * early (and says so) after FUZZ_MAX_SECONDS.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "user_events_selftests.h"
+
+#define FUZZ_SEED		0x5eedULL
+#define FUZZ_ITERS		40000
+#define FUZZ_MAX_SECONDS	75
+#define FUZZ_BATCH		2048
+#define NR_POOL			6
+#define POOL_PREFIX		"__fz"
+#define WEVENT			"__fzw"
+#define WEVENT_CMD		WEVENT " u32 a; __data_loc char[] s;" \
+				" __rel_loc char[] r; char[8] c"
+/* Static payload of WEVENT and record offsets of its fields */
+#define W_MIN			20
+#define W_HDR			8
+#define W_SLOC			12
+#define W_RLOC			16
+#define W_EXACT_MAX		2048
+#define KERNEL_ADDR		0xffffffff81000000ULL
+
+/* errno bit sets: EADDRINUSE is 98 */
+#define ERR(e)			((__uint128_t)1 << (e))
+#define REG_ERRS		(ERR(EINVAL) | ERR(EADDRINUSE) | ERR(EFAULT) | \
+				 ERR(E2BIG))
+#define UNREG_ERRS		(ERR(EINVAL) | ERR(ENOENT) | ERR(EFAULT) | \
+				 ERR(E2BIG))
+#define WRITE_ERRS		(ERR(EINVAL) | ERR(ENOENT) | ERR(EFAULT) | \
+				 ERR(E2BIG) | ERR(EBADF))
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned int rn(unsigned int n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static const char *pick(const char * const *list, int n)
+{
+	return list[rn(n)];
+}
+
+#define PICK(list)	pick(list, ARRAY_SIZE(list))
+
+struct fuzz_stats {
+	unsigned long cmd, cmd_ok, dyn, dyn_ok, reg, reg_ok, unreg, write,
+		      write_ok, write_exact;
+};
+
+struct fuzz_mem {
+	long page;
+	char *area;	/* words, rw, hole, buffers, rw, read-only */
+	char *words;
+	char *ro;
+	char *hole;
+	char *buf;
+	char *tail;	/* last bytes of the page before the hole */
+};
+
+/* ---- command strings ------------------------------------------------ */
+
+static const char * const good_types[] = {
+	"u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "int",
+	"unsigned int", "short", "unsigned short", "char", "unsigned char",
+	"char[1]", "char[20]", "char[0x10]", "char[1024]", "unsigned char[8]",
+	"__data_loc char[]", "__rel_loc char[]", "__data_loc unsigned char[]",
+	"__rel_loc u8[]", "__data_loc int",
+};
+
+static const char * const bad_types[] = {
+	"long", "unsigned long", "bool", "u32[4]", "char[]", "char[0]",
+	"char[9999]", "char[1025]", "char[aa]", "char[0x0000000000001]",
+	"char[", "u33", "void", "int*", "__data_loc", "__rel_loc",
+	"unsigned", "struct", "", "U32", "u32 ", "\xff\xfe",
+};
+
+static const char * const field_names[] = {
+	"a", "b", "c", "count", "x1", "_", "data", "__n", "a;b", "",
+	"9z", "a\tb", "very_long_field_name_that_goes_on_and_on_and_on",
+};
+
+static const char * const struct_sizes[] = {
+	"1", "16", "0", "65535", "65536", "2147483647", "2147483648",
+	"4294967295", "4294967296", "99999999999", "-1", "0x10", "8a", "",
+};
+
+static const char * const seps[] = {
+	";", "; ", " ;", ";;", ";\t", " ; ", ";  ", "\t;\t",
+};
+
+static const char * const ws[] = { "", "", "", " ", "\t", "  ", " \t " };
+
+static const char * const odd_names[] = {
+	"", "a/b", "a b", "a\tb", "x:y", "name:", ":", "\x01", "\x7f",
+	"\xc3\xa9", "-", "..", ".", "u:x", "!", "a\nb", "#",
+};
+
+static int cat(char *buf, int len, int cap, const char *s)
+{
+	int n = strlen(s);
+
+	if (len + n >= cap)
+		n = cap - 1 - len;
+	memcpy(buf + len, s, n);
+	buf[len + n] = '\0';
+
+	return len + n;
+}
+
+static int gen_field(char *buf, int len, int cap)
+{
+	char num[32];
+
+	len = cat(buf, len, cap, PICK(ws));
+	switch (rn(10)) {
+	case 0:
+		len = cat(buf, len, cap, PICK(bad_types));
+		break;
+	case 1:
+	case 2:
+		snprintf(num, sizeof(num), "struct s%u", rn(3));
+		len = cat(buf, len, cap, num);
+		len = cat(buf, len, cap, " ");
+		len = cat(buf, len, cap, PICK(field_names));
+		if (rn(8))
+			len = cat(buf, len, cap, " ");
+		len = cat(buf, len, cap, PICK(struct_sizes));
+		len = cat(buf, len, cap, PICK(ws));
+		return len;
+	default:
+		len = cat(buf, len, cap, PICK(good_types));
+		break;
+	}
+
+	if (rn(16)) {
+		len = cat(buf, len, cap, rn(10) ? " " : PICK(ws));
+		len = cat(buf, len, cap, rn(8) ? field_names[rn(8)] :
+			  PICK(field_names));
+	}
+	if (!rn(20))
+		len = cat(buf, len, cap, " 4");
+	len = cat(buf, len, cap, PICK(ws));
+
+	return len;
+}
+
+/* A command string: mostly pool names and valid-looking fields */
+static void gen_cmd(char *buf, int cap, bool pool_only)
+{
+	unsigned int nfields, i, r;
+	char name[320];
+	int len = 0;
+
+	r = rn(100);
+	if (pool_only || r < 85) {
+		snprintf(name, sizeof(name), POOL_PREFIX "%u", rn(NR_POOL));
+	} else if (r < 87) {
+		snprintf(name, sizeof(name), POOL_PREFIX "r%x", rn(64));
+	} else if (r < 90) {
+		memset(name, 'n', sizeof(name) - 1);
+		name[rn(2) ? 255 : 256] = '\0';
+	} else {
+		snprintf(name, sizeof(name), "%s%s", rn(2) ? POOL_PREFIX : "",
+			 PICK(odd_names));
+	}
+
+	len = cat(buf, len, cap, rn(30) ? "" : PICK(ws));
+	len = cat(buf, len, cap, name);
+	nfields = rn(5);
+	if (nfields)
+		len = cat(buf, len, cap, rn(12) ? " " : PICK(ws));
+	for (i = 0; i < nfields; i++) {
+		if (i)
+			len = cat(buf, len, cap, PICK(seps));
+		len = gen_field(buf, len, cap);
+	}
+	if (!rn(10))
+		len = cat(buf, len, cap, PICK(seps));
+
+	/* Long: beyond the 511 byte limit of the ioctl path */
+	if (!rn(50))
+		while (len < 520 && len < cap - 16)
+			len = cat(buf, len, cap, "; u32 pad");
+
+	/* Near-valid: a few byte mutations */
+	if (!rn(8)) {
+		for (i = rn(3) + 1; i && len; i--) {
+			int at = rn(len);
+
+			switch (rn(3)) {
+			case 0:
+				buf[at] = (char)(rn(255) + 1);
+				break;
+			case 1:
+				memmove(buf + at, buf + at + 1, len - at);
+				len--;
+				break;
+			default:
+				if (len + 1 < cap) {
+					memmove(buf + at + 1, buf + at,
+						len - at + 1);
+					buf[at] = " \t;[]:0x"[rn(8)];
+					len++;
+				}
+				break;
+			}
+		}
+	}
+}
+
+static void dump_input(const char *what, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	char line[4 * 64 + 1];
+	size_t i, n = 0;
+
+	fprintf(stderr, "# %s (%zu bytes): ", what, len);
+	for (i = 0; i < len && i < 700; i++) {
+		if (isprint(p[i]) && p[i] != '\\')
+			fputc(p[i], stderr);
+		else
+			fprintf(stderr, "\\x%02x", p[i]);
+	}
+	fputc('\n', stderr);
+	(void)line;
+	(void)n;
+}
+
+/* ---- the fixture ---------------------------------------------------- */
+
+FIXTURE(fuzz) {
+	bool umount;
+	struct fuzz_mem m;
+	int fd;
+	int wfd;
+	int widx;
+	int vidx;
+	int start_active;
+	unsigned int next_word;
+};
+
+/* dynamic_events as it was before the run: those events are not ours */
+static char *start_dyn;
+
+static bool existed(const char *name)
+{
+	char *p = start_dyn;
+	size_t n = strlen(name);
+
+	while (p && (p = strstr(p, "u:"))) {
+		p += 2;
+		if (!strncmp(p, name, n) && (p[n] == ' ' || p[n] == '\n'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Delete the events this test may have left: persistent ones (from
+ * dynamic_events or the PERSIST flag, any name the kernel accepted) and,
+ * with @all, the write events.
+ */
+static void fuzz_sweep(bool all, int wait_ms)
+{
+	char *text = ue_read_file(DYN_FILE);
+	char *line, *save = NULL, *end;
+
+	if (!text)
+		return;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "u:", 2))
+			continue;
+		line += 2;
+		end = strchr(line, ' ');
+		if (end)
+			*end = '\0';
+		if (existed(line))
+			continue;
+		if (!all && (!strcmp(line, WEVENT) ||
+			     !strcmp(line, POOL_PREFIX "v")))
+			continue;
+		if (wait_ms)
+			ue_delete_wait(line, wait_ms);
+		else
+			ue_del(line);
+	}
+	free(text);
+}
+
+static void fuzz_cleanup(void)
+{
+	ue_enable(WEVENT, 0);
+	fuzz_sweep(true, 2000);
+}
+
+FIXTURE_SETUP(fuzz) {
+	long page = sysconf(_SC_PAGESIZE);
+
+	self->fd = -1;
+	self->wfd = -1;
+	self->m.area = MAP_FAILED;
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	/* Left by an earlier run of this test */
+	ue_enable(WEVENT, 0);
+	ue_delete_wait(WEVENT, 2000);
+	ue_delete_wait(POOL_PREFIX "v", 2000);
+	start_dyn = ue_read_file(DYN_FILE);
+	self->start_active = ue_active_count();
+
+	self->m.page = page;
+	self->m.area = mmap(NULL, page * 6, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->m.area);
+	memset(self->m.area, 0, page * 6);
+	self->m.words = self->m.area;
+	self->m.ro = self->m.area + page * 5;
+	self->m.hole = self->m.area + page * 2;
+	self->m.buf = self->m.area + page * 3;
+	self->m.tail = self->m.hole - 64;
+	ASSERT_EQ(0, mprotect(self->m.ro, page, PROT_READ));
+	ASSERT_EQ(0, munmap(self->m.hole, page));
+
+	self->wfd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, self->wfd);
+	ASSERT_EQ(0, ue_reg_fd(self->wfd, WEVENT_CMD, self->m.buf + page, 0,
+			       4, 0, &self->widx));
+	ASSERT_EQ(0, ue_reg_fd(self->wfd, POOL_PREFIX "v", self->m.buf + page,
+			       1, 4, 0, &self->vidx));
+	ASSERT_EQ(0, ue_enable(WEVENT, 1));
+}
+
+FIXTURE_TEARDOWN(fuzz) {
+	if (self->wfd >= 0) {
+		ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 0);
+		ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 1);
+		close(self->wfd);
+	}
+	if (self->fd >= 0)
+		close(self->fd);
+	fuzz_cleanup();
+	if (self->m.area != MAP_FAILED)
+		munmap(self->m.area, self->m.page * 6);
+	free(start_dyn);
+	start_dyn = NULL;
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/* A fresh enable location in the words page: (word, bit) never repeats */
+static void *next_enable(FIXTURE_DATA(fuzz) *self, int *bit)
+{
+	unsigned int n = self->next_word++;
+	long words = self->m.page / 8;
+
+	*bit = n % 32;
+	return self->m.words + ((n / 32) % words) * 8;
+}
+
+static bool errno_ok(__uint128_t allowed, int err)
+{
+	return err > 0 && err < 128 && (allowed & ERR(err));
+}
+
+/* Valid struct, generated command */
+static bool fuzz_cmd(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+{
+	char *cmd = self->m.buf;
+	int bit, ret, err, flags;
+	void *addr;
+
+	gen_cmd(cmd, 1024, false);
+	addr = next_enable(self, &bit);
+	flags = rn(10) ? 0 : USER_EVENT_REG_MULTI_FORMAT;
+	st->cmd++;
+
+	ret = ue_reg_fd(self->fd, cmd, addr, bit, 4, flags, NULL);
+	err = errno;
+	if (ret == 0) {
+		st->cmd_ok++;
+		if (ue_unreg_fd(self->fd, addr, bit)) {
+			TH_LOG("unregister after reg failed: %s",
+			       strerror(errno));
+			dump_input("command", cmd, strlen(cmd));
+			return false;
+		}
+		return true;
+	}
+	if (errno_ok(ERR(EINVAL) | ERR(EADDRINUSE), err))
+		return true;
+
+	TH_LOG("DIAG_IOCSREG(flags=%d): %d %s", flags, ret, strerror(err));
+	dump_input("command", cmd, strlen(cmd));
+	return false;
+}
+
+/* Generated command through dynamic_events (always persistent) */
+static bool fuzz_dyn(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+{
+	char *line = self->m.buf;
+	char *p;
+	int fd, err;
+	ssize_t ret;
+
+	memcpy(line, "u:", 2);
+	gen_cmd(line + 2, 1024, true);
+	/* One line, no comment: that is the core's parser, not ours */
+	for (p = line; *p; p++)
+		if (*p == '\n' || *p == '#')
+			*p = ' ';
+	st->dyn++;
+
+	fd = open(DYN_FILE, O_WRONLY | O_APPEND);
+	if (fd < 0) {
+		TH_LOG("open dynamic_events: %s", strerror(errno));
+		return false;
+	}
+	ret = write(fd, line, strlen(line));
+	err = errno;
+	close(fd);
+
+	if (ret == (ssize_t)strlen(line)) {
+		st->dyn_ok++;
+		return true;
+	}
+	if (ret < 0 && errno_ok(ERR(EINVAL) | ERR(EADDRINUSE) | ERR(E2BIG),
+				err))
+		return true;
+
+	TH_LOG("dynamic_events write: %zd %s", ret, strerror(err));
+	dump_input("line", line, strlen(line));
+	return false;
+}
+
+static __u64 gen_addr(FIXTURE_DATA(fuzz) *self, int size)
+{
+	char *base = self->m.words + rn(self->m.page / 8) * 8;
+
+	switch (rn(12)) {
+	case 0:
+		return 0;
+	case 1:
+		return KERNEL_ADDR + rn(4096) * size;
+	case 2:
+		return (__u64)(unsigned long)self->m.hole + rn(512) * size;
+	case 3:
+		return (__u64)(unsigned long)self->m.ro + rn(512) * size;
+	case 4:
+		return (__u64)(unsigned long)base + rn(size ? size : 8);
+	case 5:
+		return rnd();
+	case 6:
+		return ~0ULL - rn(64);
+	default:
+		return (__u64)(unsigned long)base;
+	}
+}
+
+/* Random user_reg: sizes, flags, bits, addresses, strings */
+static bool fuzz_reg(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+{
+	static const unsigned int sizes[] = {
+		28, 28, 28, 28, 0, 4, 20, 27, 29, 32, 64, 4096, 4097,
+		0xffffffff, 0x80000000,
+	};
+	char *cmd = self->m.buf + 1024;
+	struct user_reg *reg;
+	unsigned int size;
+	int ret, err, place;
+	char *at;
+
+	/* The command string */
+	switch (rn(10)) {
+	case 0:
+		at = (char *)(unsigned long)gen_addr(self, 1);
+		break;
+	case 1:
+		/* No NUL before the hole */
+		at = self->m.tail;
+		memset(at, 'x', 64);
+		break;
+	case 2:
+		memset(cmd, 'y', 600);
+		cmd[600] = '\0';
+		at = cmd;
+		break;
+	default:
+		gen_cmd(cmd, 512, false);
+		at = cmd;
+		break;
+	}
+
+	/* The struct: in the buffer, or running into the hole */
+	size = sizes[rn(ARRAY_SIZE(sizes))];
+	place = rn(10);
+	if (place == 0)
+		reg = (struct user_reg *)(self->m.hole - 28);
+	else if (place == 1)
+		reg = (struct user_reg *)(unsigned long)KERNEL_ADDR;
+	else
+		reg = (struct user_reg *)(self->m.buf + 2048);
+
+	if ((char *)reg != (char *)(unsigned long)KERNEL_ADDR) {
+		unsigned int room = place ? 2048 : 28;
+
+		memset(reg, 0, room);
+		/* Sometimes a non-zero byte in the tail */
+		if (place && !rn(4))
+			((char *)reg)[28 + rn(room - 28)] = (char)(rn(255) + 1);
+		reg->size = size;
+		reg->enable_size = rn(3) ? (rn(2) ? 4 : 8) : rn(130);
+		reg->enable_bit = rn(3) ? rn(reg->enable_size * 8 + 1) :
+					  rn(256);
+		reg->flags = rn(4) ? (rn(8) ? 0 : USER_EVENT_REG_MULTI_FORMAT) :
+				     (rn(4) ? rn(4) : rnd());
+		reg->enable_addr = gen_addr(self, reg->enable_size);
+		reg->name_args = (__u64)(unsigned long)at;
+	}
+	st->reg++;
+
+	ret = ioctl(self->fd, DIAG_IOCSREG, reg);
+	err = errno;
+	if (ret == 0 && place == 1) {
+		TH_LOG("DIAG_IOCSREG of a kernel pointer succeeded");
+		return false;
+	}
+	if (ret == 0) {
+		st->reg_ok++;
+		ret = ue_unreg_fd(self->fd,
+				  (void *)(unsigned long)reg->enable_addr,
+				  reg->enable_bit);
+		if (ret) {
+			TH_LOG("unregister after random reg: %s",
+			       strerror(errno));
+			goto fail;
+		}
+		return true;
+	}
+	if (errno_ok(REG_ERRS, err))
+		return true;
+
+	TH_LOG("random DIAG_IOCSREG: %d %s", ret, strerror(err));
+fail:
+	if ((char *)reg != (char *)(unsigned long)KERNEL_ADDR)
+		dump_input("user_reg", reg, 28);
+	if (at == cmd)
+		dump_input("command", cmd, strlen(cmd));
+	return false;
+}
+
+/* Random user_unreg: nothing is registered, so never a success */
+static bool fuzz_unreg(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+{
+	static const unsigned int sizes[] = {
+		16, 16, 16, 0, 8, 15, 17, 24, 64, 4096, 4097, 0xffffffff,
+	};
+	struct user_unreg *unreg = (struct user_unreg *)(self->m.buf + 2048);
+	int ret, err;
+
+	memset(unreg, 0, 128);
+	if (!rn(4))
+		((char *)unreg)[16 + rn(112)] = (char)(rn(255) + 1);
+	unreg->size = sizes[rn(ARRAY_SIZE(sizes))];
+	unreg->disable_bit = rn(3) ? rn(33) : rn(256);
+	if (!rn(4))
+		unreg->__reserved = rnd();
+	if (!rn(4))
+		unreg->__reserved2 = rnd();
+	unreg->disable_addr = gen_addr(self, 4);
+	if (!rn(10))
+		unreg = (struct user_unreg *)(self->m.hole - 8);
+	st->unreg++;
+
+	ret = ioctl(self->fd, DIAG_IOCSUNREG, unreg);
+	err = errno;
+	if (ret && errno_ok(UNREG_ERRS, err))
+		return true;
+
+	TH_LOG("random DIAG_IOCSUNREG: %d %s", ret, strerror(err));
+	if ((char *)unreg != self->m.hole - 8)
+		dump_input("user_unreg", unreg, 16);
+	return false;
+}
+
+/* Expected result of a WEVENT write of payload @p (@len bytes) */
+static int expect_wevent(const unsigned char *p, size_t len)
+{
+	__u32 sloc, rloc, off, sz, end;
+
+	if (len < W_MIN)
+		return -EINVAL;
+	if (len > W_EXACT_MAX)
+		return 1;	/* unknown: sub-buffer size */
+
+	memcpy(&sloc, p + W_SLOC - W_HDR, 4);
+	memcpy(&rloc, p + W_RLOC - W_HDR, 4);
+
+	off = sloc & 0xffff;
+	sz = sloc >> 16;
+	end = off + sz;
+	if (end > W_HDR + len || !sz)
+		return -EFAULT;
+	if (end - 1 < W_HDR)
+		return 1;	/* unknown: the last byte is in the header */
+	if (p[end - 1 - W_HDR])
+		return -EFAULT;
+
+	off = rloc & 0xffff;
+	sz = rloc >> 16;
+	end = W_RLOC + 4 + off + sz;
+	if (end > W_HDR + len || !sz)
+		return -EFAULT;
+	if (p[end - 1 - W_HDR])
+		return -EFAULT;
+
+	return 0;
+}
+
+static __u32 gen_loc(bool rel, size_t len, size_t *str_at, size_t *str_len)
+{
+	/* Record offset of a string in the dynamic area */
+	size_t dyn = W_HDR + W_MIN;
+	size_t at, n;
+
+	if (len <= W_MIN || !rn(6))
+		return rnd();
+	at = dyn + rn(len - W_MIN);
+	n = rn(W_HDR + len - at) + 1;
+	if (!rn(5))
+		n += rn(8);	/* past the end */
+	*str_at = at;
+	*str_len = n;
+	if (rel)
+		at -= (rel == 1 ? W_RLOC + 4 : 0);
+	return (n << 16) | (at & 0xffff);
+}
+
+/* Random write payloads against WEVENT (checked exactly) and others */
+static bool fuzz_write(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+{
+	unsigned char *p = (unsigned char *)self->m.buf + 2048 + 4;
+	size_t len, sat = 0, slen = 0, rat = 0, rlen = 0, i;
+	struct iovec io[3];
+	int idx, expect, err, niov;
+	ssize_t ret;
+	__u32 loc;
+	bool exact = false;
+	int fd = self->wfd;
+
+	len = rn(8) ? rn(200) : rn(6000);
+	if (len > (size_t)self->m.page - 2048 - 8)
+		len = self->m.page - 2048 - 8;
+	for (i = 0; i < len; i++)
+		p[i] = rn(4) ? rn(256) : 0;
+
+	switch (rn(10)) {
+	case 0:
+		/* No tracer on that one */
+		idx = self->vidx;
+		expect = -EBADF;
+		break;
+	case 1:
+		idx = rn(2) ? -1 - (int)rn(100) : 2 + rn(1000);
+		expect = idx < 0 ? -EINVAL : -ENOENT;
+		break;
+	case 2:
+		/* Whatever the batch fd holds at that index */
+		idx = rn(4);
+		expect = 1;
+		fd = self->fd;
+		break;
+	default:
+		idx = self->widx;
+		if (len >= W_MIN) {
+			loc = gen_loc(false, len, &sat, &slen);
+			memcpy(p + W_SLOC - W_HDR, &loc, 4);
+			loc = gen_loc(true, len, &rat, &rlen);
+			memcpy(p + W_RLOC - W_HDR, &loc, 4);
+			/* Usually NUL-terminate what was pointed at */
+			if (slen && rn(5) && sat + slen <= W_HDR + len)
+				p[sat + slen - 1 - W_HDR] = 0;
+			if (rlen && rn(5) && rat + rlen <= W_HDR + len)
+				p[rat + rlen - 1 - W_HDR] = 0;
+		}
+		expect = expect_wevent(p, len);
+		exact = expect != 1;
+		break;
+	}
+
+	memcpy(p - 4, &idx, 4);
+	niov = 1;
+	io[0].iov_base = p - 4;
+	io[0].iov_len = len + 4;
+	if (rn(3) == 0 && len > 2) {
+		/* Same bytes, split into several iovecs */
+		size_t cut = rn(len);
+
+		io[0].iov_len = 4 + cut;
+		io[1].iov_base = p + cut;
+		io[1].iov_len = len - cut;
+		niov = 2;
+	}
+
+	st->write++;
+	ret = writev(fd, io, niov);
+	err = errno;
+	if (exact)
+		st->write_exact++;
+	if (ret == (ssize_t)len + 4)
+		st->write_ok++;
+
+	if (expect == 1) {
+		if (ret == (ssize_t)len + 4 ||
+		    (ret < 0 && errno_ok(WRITE_ERRS, err)))
+			return true;
+	} else if (expect == 0 ? ret == (ssize_t)len + 4 :
+		   ret == -1 && err == -expect) {
+		return true;
+	} else if (!exact && expect == 0 && ret == -1 && err == E2BIG) {
+		return true;
+	}
+
+	TH_LOG("writev(index %d, %zu bytes, %d iovecs): %zd %s, expected %d",
+	       idx, len, niov, ret, ret < 0 ? strerror(err) : "", expect);
+	dump_input("payload", p, len);
+	return false;
+}
+
+TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
+{
+	struct fuzz_stats st = {0};
+	unsigned long iters = FUZZ_ITERS, n, swept = 0;
+	long start, elapsed;
+	const char *env;
+	bool ok = true;
+	unsigned int r;
+
+	rng_state = FUZZ_SEED;
+	env = getenv("UE_FUZZ_SEED");
+	if (env && *env)
+		rng_state = strtoull(env, NULL, 0);
+	env = getenv("UE_FUZZ_ITERS");
+	if (env && *env)
+		iters = strtoul(env, NULL, 0);
+	TH_LOG("UE_FUZZ_SEED=0x%llx UE_FUZZ_ITERS=%lu",
+	       (unsigned long long)rng_state, iters);
+	if (!rng_state)
+		rng_state = 1;
+
+	start = ue_now_ms();
+	for (n = 0; n < iters && ok; n++) {
+		if (n % FUZZ_BATCH == 0) {
+			/* Drop the batch's references: events auto-delete */
+			if (self->fd >= 0)
+				close(self->fd);
+			if (st.dyn_ok + st.reg_ok != swept) {
+				fuzz_sweep(false, 0);
+				swept = st.dyn_ok + st.reg_ok;
+			}
+			self->fd = open(DATA_FILE, O_RDWR);
+			ASSERT_NE(-1, self->fd);
+			if (ue_now_ms() - start > FUZZ_MAX_SECONDS * 1000) {
+				TH_LOG("time limit: stopped after %lu inputs",
+				       n);
+				break;
+			}
+		}
+
+		r = rn(100);
+		if (r < 45)
+			ok = fuzz_cmd(_metadata, self, &st);
+		else if (r < 47)
+			ok = fuzz_dyn(_metadata, self, &st);
+		else if (r < 65)
+			ok = fuzz_reg(_metadata, self, &st);
+		else if (r < 75)
+			ok = fuzz_unreg(_metadata, self, &st);
+		else
+			ok = fuzz_write(_metadata, self, &st);
+		if (!ok)
+			TH_LOG("failed at input %lu (UE_FUZZ_SEED as above)",
+			       n);
+	}
+	elapsed = ue_now_ms() - start;
+
+	TH_LOG("%lu inputs in %ld ms: cmd %lu (ok %lu), dyn %lu (ok %lu), reg %lu (ok %lu), unreg %lu, write %lu (ok %lu, exact %lu)",
+	       n, elapsed, st.cmd, st.cmd_ok, st.dyn, st.dyn_ok, st.reg,
+	       st.reg_ok, st.unreg, st.write, st.write_ok, st.write_exact);
+	ASSERT_TRUE(ok);
+
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, ue_enable(WEVENT, 0));
+	ASSERT_EQ(0, ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 0));
+	ASSERT_EQ(0, ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 1));
+	close(self->wfd);
+	self->wfd = -1;
+	fuzz_cleanup();
+	/* Everything registered here is gone again */
+	if (!ue_wait_active(self->start_active, 10000)) {
+		char *text = ue_read_file(STATUS_FILE);
+
+		TH_LOG("Active is not back to %d:\n%s", self->start_active,
+		       text ? text : "");
+		free(text);
+		ASSERT_TRUE(false);
+	}
+}
+
+TEST_HARNESS_MAIN
