@@ -463,14 +463,17 @@ TEST_F(user, print_fmt) {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *size = "";
 		char cmd[128];
 		char *fmt;
 		int fd;
 
-		bool is_struct = !strncmp(cases[i].type, "struct", 6);
+		/* struct fields take a size */
+		if (!strncmp(cases[i].type, "struct", 6))
+			size = " 8";
 
 		snprintf(cmd, sizeof(cmd), EVENT " %s data%s", cases[i].type,
-			 is_struct ? " 8" : "");
+			 size);
 		fd = open(DATA_FILE, O_RDWR);
 		ASSERT_NE(-1, fd);
 		EXPECT_EQ(0, ue_reg_fd(fd, cmd, &self->check, 31, 4, 0,
