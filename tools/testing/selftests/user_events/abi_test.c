@@ -48,16 +48,6 @@ FIXTURE_TEARDOWN(user) {
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 TEST_F(user, bit_follows_ftrace_enable) {
 	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
 	ASSERT_EQ(0, self->check);
@@ -230,7 +220,7 @@ TEST_F(user, fork_child_copy_updated) {
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	/* The parent's page may be write-protected by the fork. */
 	ASSERT_TRUE(ue_wait_int(&self->check, 1, WAIT_MS));
-	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ue_wait_child(pid));
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, self->check);
@@ -254,7 +244,7 @@ TEST_F(user, fork_child_unregister_keeps_parent) {
 			_exit(1);
 		_exit(self->check == 0 ? 0 : 2);
 	}
-	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ue_wait_child(pid));
 
 	ASSERT_EQ(1, self->check);
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
@@ -275,7 +265,7 @@ TEST_F(user, fork_child_exit_keeps_parent) {
 	ASSERT_NE(-1, pid);
 	if (pid == 0)
 		_exit(0);
-	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ue_wait_child(pid));
 
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_TRUE(ue_wait_int(&self->check, 1, WAIT_MS));
@@ -315,7 +305,7 @@ TEST_F(user, clone_vm_sees_updates) {
 	pid = clone_vm(clone_wait_set, &self->check, &stack);
 	ASSERT_NE(-1, pid);
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
-	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ue_wait_child(pid));
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, self->check);
@@ -335,7 +325,7 @@ TEST_F(user, clone_vm_shares_registrations) {
 	/* Same mm: the child's unregister removes the parent's enabler. */
 	pid = clone_vm(clone_unreg, &self->check, &stack);
 	ASSERT_NE(-1, pid);
-	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ue_wait_child(pid));
 	ASSERT_EQ(0, self->check);
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));

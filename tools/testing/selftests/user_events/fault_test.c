@@ -63,16 +63,6 @@ FIXTURE_TEARDOWN(fault) {
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 /* The page was dropped: the enable faults it back in and sets the bit */
 TEST_F(fault, dontneed_then_enable) {
 	int *word = (int *)self->map;
@@ -128,7 +118,7 @@ TEST_F(fault, cow_after_fork) {
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(1, write(sync[1], &c, 1));
 	ASSERT_TRUE(ue_wait_int(word, 0, WAIT_MS));
-	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ue_wait_child(pid));
 	close(sync[0]);
 	close(sync[1]);
 	close(back[0]);
@@ -211,7 +201,7 @@ TEST_F(fault, munmap_while_registered) {
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(1, write(sync[1], &c, 1));
 	ASSERT_TRUE(ue_wait_int(other, 0, WAIT_MS));
-	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ue_wait_child(pid));
 
 	ASSERT_EQ(-1, ue_unreg_fd(self->data_fd, (void *)gone, 1));
 	ASSERT_EQ(EFAULT, errno);

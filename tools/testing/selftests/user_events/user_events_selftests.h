@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/user_events.h>
 
 #include "../kselftest_harness.h"
@@ -199,6 +200,17 @@ static inline long ue_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Exit status of a child, 128 if it did not exit normally, -1 on error */
+static inline int ue_wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 static inline void ue_sleep_ms(int ms)
