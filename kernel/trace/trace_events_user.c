@@ -1412,10 +1412,11 @@ static void user_event_enabler_fault_fixup(struct work_struct *work)
 
 	user_event_bit_location(&addr, &bit, user_event_enabler_compat(enabler));
 	ret = user_event_mm_fault_in(mm, addr, attempt);
+	/* Any process can cause this: keep it from flooding the log */
 	if (ret)
-		pr_warn("user_events: Fault for mm: 0x%p @ 0x%llx event: %s\n",
-			mm, (unsigned long long)enabler->addr,
-			enabler->event->tp.name);
+		pr_warn_ratelimited("user_events: Fault for mm: 0x%p @ 0x%llx event: %s\n",
+				    mm, (unsigned long long)enabler->addr,
+				    enabler->event->tp.name);
 
 	mutex_lock(&event_mutex);
 
