@@ -6,6 +6,9 @@
 #   make demo     release kernel, runs harness/guest/demo.sh
 #   make shell    interactive shell in a guest on the release kernel
 #   make series   git format-patch export + git am check + checkpatch
+#                 + release-kernel build after each patch
+#   make docs     Sphinx build of Documentation/trace (build/docs/)
+#   make bench    release kernel benchmarks (build/bench/: table, JSON, PNG)
 #   make kernel   build the debug and release kernels (alias: build)
 #   make assemble assemble build/linux (pristine 6.1 + overlay + patches)
 #   make userspace  headers, kselftests and sample (build/kselftest, build/samples)
@@ -22,7 +25,7 @@ ifdef T
 export UE_T := $(T)
 endif
 
-.PHONY: all test demo shell series kernel build assemble deps userspace \
+.PHONY: all test demo shell series docs bench kernel build assemble deps userspace \
 	scanner-test clean distclean help
 
 all: test
@@ -47,6 +50,12 @@ shell:
 
 series:
 	@$(H)/series.sh
+
+docs:
+	@$(H)/docs.sh
+
+bench:
+	@$(H)/bench.sh
 
 kernel build: assemble
 	@$(H)/kernel.sh debug

@@ -2,11 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the harness needs; a quick no-op when all
 # of them are present.
+#
+#   deps.sh [docs] [bench]   the base set, plus Sphinx for "make docs" and
+#                            gnuplot for "make bench"
 set -euo pipefail
 
 PKGS=(qemu-system-x86 linux-source-6.1 build-essential flex bison bc
       libelf-dev libssl-dev cpio rsync linux-perf trace-cmd gcc-multilib
       git patch xz-utils)
+for extra in "$@"; do
+	case $extra in
+	docs) PKGS+=(python3-sphinx python3-sphinx-rtd-theme) ;;
+	bench) PKGS+=(gnuplot-nox) ;;
+	*) echo "[harness] deps.sh: unknown group '$extra'" >&2; exit 2 ;;
+	esac
+done
 
 missing=()
 for p in "${PKGS[@]}"; do
