@@ -355,6 +355,10 @@ static int user_event_name_check(const char *name)
 	if (!len || len > MAX_EVENT_NAME)
 		return -EINVAL;
 
+	/* The name becomes a tracefs directory */
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+
 	for (p = name; *p; p++) {
 		if (*p == '/' || *p == ':' || isspace(*p) || iscntrl(*p))
 			return -EINVAL;
@@ -1137,6 +1141,11 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	else
 		user->tp.name = user->reg_name;
 	if (!user->tp.name)
+		goto free;
+
+	/* The ".<id>" suffix must still fit a tracefs directory name */
+	ret = -EINVAL;
+	if (strlen(user->tp.name) > MAX_EVENT_NAME)
 		goto free;
 
 	user->desc = *desc;

@@ -274,6 +274,9 @@ static void user_name_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, user_event_name_check("a:b"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, user_event_name_check("a\tb"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, user_event_name_check("a\x01"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("."), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check(".."), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("..."), 0);
 
 	memset(long_name, 'a', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
