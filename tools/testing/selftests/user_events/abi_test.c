@@ -165,7 +165,8 @@ TEST_F(user, bit_sizes_invalid) {
 
 TEST_F(user, enable_word_32_on_64) {
 	/* Four ints in an 8-aligned block; the enabler sits at +4. */
-	static int words[4] __aligned(8);
+	static __aligned_u64 block[2];
+	int *words = (int *)block;
 	int *mid = &words[1];
 
 	words[0] = 0x5a5a5a5a;

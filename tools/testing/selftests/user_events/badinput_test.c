@@ -294,6 +294,20 @@ FIXTURE_VARIANT_ADD(reg, name_256) {
 	REG_OK, .cmd_kind = CMD_NAME_256, .err = EINVAL,
 };
 
+/* The ".<id>" suffix of a multi-format event would pass 255 */
+FIXTURE_VARIANT_ADD(reg, name_255_multi_format) {
+	REG_OK, .cmd_kind = CMD_NAME_255, .flags = USER_EVENT_REG_MULTI_FORMAT,
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_dot) {
+	REG_OK, .cmd = ". u32 a", .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_dotdot) {
+	REG_OK, .cmd = ".. u32 a", .err = EINVAL,
+};
+
 FIXTURE_VARIANT_ADD(reg, name_slash) {
 	REG_OK, .cmd = "__bad/event u32 a", .err = EINVAL,
 };
@@ -541,7 +555,7 @@ FIXTURE_TEARDOWN(unreg) {
 
 TEST_F(unreg, result) {
 	struct user_unreg *unreg = (struct user_unreg *)self->p.rw;
-	volatile int *word = (int *)self->p.words;
+	int *word = (int *)self->p.words;
 	int ret;
 
 	if (variant->unmapped) {
@@ -559,7 +573,7 @@ TEST_F(unreg, result) {
 	}
 
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
-	ASSERT_EQ(1, *word);
+	ASSERT_EQ(1, ue_load(word));
 
 	errno = 0;
 	ret = ioctl(self->fd, DIAG_IOCSUNREG, unreg);
@@ -570,13 +584,13 @@ TEST_F(unreg, result) {
 		ASSERT_EQ(variant->err, errno);
 
 		/* The registration is intact. */
-		ASSERT_EQ(1, *word);
+		ASSERT_EQ(1, ue_load(word));
 		ASSERT_EQ(0, ue_enable(EVENT, 0));
-		ASSERT_EQ(0, *word);
+		ASSERT_EQ(0, ue_load(word));
 		ASSERT_EQ(0, ue_unreg_fd(self->fd, self->p.words, 0));
 	} else {
 		ASSERT_EQ(0, ret);
-		ASSERT_EQ(0, *word);
+		ASSERT_EQ(0, ue_load(word));
 		ASSERT_EQ(0, ue_enable(EVENT, 0));
 		ASSERT_EQ(-1, ue_unreg_fd(self->fd, self->p.words, 0));
 		ASSERT_EQ(ENOENT, errno);

@@ -5,6 +5,7 @@
  * deletion and the status file.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <limits.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -332,11 +333,13 @@ TEST_F(user, write_from_dontneed_page) {
 	munmap(page, page_size);
 }
 
-/* Payload of a single __rel_loc/__data_loc string field. */
+/* Payload of a single __rel_loc/__data_loc string field (no padding). */
 struct loc_payload {
 	__u32 loc;
 	char data[8];
-} __packed;
+};
+
+static_assert(sizeof(struct loc_payload) == 12, "loc_payload is padded");
 
 static ssize_t write_loc(int fd, int index, __u32 loc, const char *data,
 			 size_t len)
@@ -365,7 +368,7 @@ TEST_F(user, rel_loc_validator) {
 
 	/* Offsets count from the end of the loc word. */
 	ASSERT_WRITE(13, write_loc(self->data_fd, index, DYN_LOC(0, 5),
-				"Test", 5));
+				   "Test", 5));
 	ASSERT_LT(before, ue_trace_size());
 
 	ASSERT_EQ(-1, write_loc(self->data_fd, index, DYN_LOC(1024, 5),
@@ -397,7 +400,7 @@ TEST_F(user, data_loc_validator) {
 	/* Offsets count from the record start (common header included). */
 	start = 8 + 4;
 	ASSERT_WRITE(13, write_loc(self->data_fd, index, DYN_LOC(start, 5),
-				"Test", 5));
+				   "Test", 5));
 
 	ASSERT_EQ(-1, write_loc(self->data_fd, index, DYN_LOC(start + 1, 5),
 				"Test", 5));
@@ -562,22 +565,25 @@ static bool trace_has(const char *text)
 }
 
 TEST_F(user, trace_text_decoded) {
+	/* Laid out without padding, as the fields are in the record */
 	struct {
 		int a;
 		int b;
-		char s[6];
+		char s[8];
 		__u32 c;
-	} __packed payload = { 5, -3, "hello", 4000000000U };
+	} payload = { 5, -3, "hello", 4000000000U };
 	int index = -1;
 
+	ASSERT_EQ(20, sizeof(payload));
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd,
-			       EVENT " int a; int b; char[6] s; u32 c",
+			       EVENT " int a; int b; char[8] s; u32 c",
 			       &self->check, 31, 4, 0, &index));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, ue_clear_trace());
 
-	ASSERT_WRITE(4 + (int)sizeof(payload), write_event(self->data_fd, index, &payload,
-			      sizeof(payload)));
+	ASSERT_WRITE(4 + (int)sizeof(payload),
+		     write_event(self->data_fd, index, &payload,
+				 sizeof(payload)));
 	if (!trace_has(EVENT ": a=5 b=-3 s=hello c=4000000000")) {
 		char *trace = ue_read_file(TRACE_FILE);
 
@@ -592,8 +598,8 @@ TEST_F(user, trace_text_dynamic_strings) {
 		__u32 msg;
 		__u32 rel;
 		char msg_data[6];
-		char rel_data[3];
-	} __packed payload = {
+		char rel_data[6];
+	} payload = {
 		/* data_loc: from the record start, 8-byte header included */
 		.msg = DYN_LOC(8 + 8, 6),
 		/* rel_loc: from the end of its own loc word */
@@ -603,14 +609,16 @@ TEST_F(user, trace_text_dynamic_strings) {
 	};
 	int index = -1;
 
+	ASSERT_EQ(20, sizeof(payload));
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " __data_loc char[] msg; "
 			       "__rel_loc char[] rel",
 			       &self->check, 31, 4, 0, &index));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, ue_clear_trace());
 
-	ASSERT_WRITE(4 + (int)sizeof(payload), write_event(self->data_fd, index, &payload,
-			      sizeof(payload)));
+	ASSERT_WRITE(4 + (int)sizeof(payload),
+		     write_event(self->data_fd, index, &payload,
+				 sizeof(payload)));
 	if (!trace_has(EVENT ": msg=world rel=hi")) {
 		char *trace = ue_read_file(TRACE_FILE);
 
@@ -721,7 +729,7 @@ TEST_F(user, delete_unreferenced_event) {
 TEST_F(user, status_sorted_format) {
 	char *text, *line, *next, *tail;
 	char prev[256] = "";
-	int lines = 0, busy = 0, active = -1, busy_seen = -1;
+	int lines = 0, busy = 0, active = -1, busy_seen = -1, n;
 	bool seen_main = false, seen_b = false;
 	unsigned int i;
 
@@ -768,8 +776,8 @@ TEST_F(user, status_sorted_format) {
 	/* A blank line, then the counts. */
 	ASSERT_EQ('\n', *line);
 	tail = line + 1;
-	ASSERT_EQ(2, sscanf(tail, "Active: %d\nBusy: %d\n", &active,
-			    &busy_seen));
+	n = sscanf(tail, "Active: %d\nBusy: %d\n", &active, &busy_seen);
+	ASSERT_EQ(2, n);
 	EXPECT_EQ(lines, active);
 	EXPECT_EQ(busy, busy_seen);
 	free(text);

@@ -8,21 +8,32 @@
  *   UE_FUZZ_SEED=N   seed (default 0x5eed, printed)
  *   UE_FUZZ_ITERS=N  number of inputs (default FUZZ_ITERS)
  *
- * An input costs about 1 ms on a debug kernel (KASAN, lockdep) under
- * QEMU TCG, so the default stays near 50 s there; a run also stops
- * early (and says so) after FUZZ_MAX_SECONDS.
+ * Writes go to an event with __data_loc and __rel_loc fields that is
+ * traced by ftrace, by perf (a perf_event_open with a ring buffer), or by
+ * both, changing with each batch.
+ *
+ * Cost on the debug kernel (KASAN, lockdep, kmemleak) under QEMU TCG, as
+ * measured by the "ms in" line this test prints: a parsed command about
+ * 1-1.5 ms (allocations), one that creates an event 3-4 ms plus its
+ * removal at the end of the batch (tracefs directories), a dynamic_events
+ * line 3-5 ms, a random struct 0.2-0.3 ms, a write 0.15-0.2 ms. The mix
+ * below averages about 0.5-0.7 ms, so the default run takes about a
+ * minute there; it stops early (and says so) after FUZZ_MAX_SECONDS.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/perf_event.h>
 
 #include "user_events_selftests.h"
 
 #define FUZZ_SEED		0x5eedULL
-#define FUZZ_ITERS		40000
-#define FUZZ_MAX_SECONDS	75
+#define FUZZ_ITERS		100000
+#define FUZZ_MAX_SECONDS	150
+#define PERF_PAGES		8
 #define FUZZ_BATCH		2048
 #define NR_POOL			6
 #define POOL_PREFIX		"__fz"
@@ -46,9 +57,9 @@
 #define WRITE_ERRS		(ERR(EINVAL) | ERR(ENOENT) | ERR(EFAULT) | \
 				 ERR(E2BIG) | ERR(EBADF))
 
-static uint64_t rng_state;
+static __u64 rng_state;
 
-static uint64_t rnd(void)
+static __u64 rnd(void)
 {
 	/* xorshift64* */
 	rng_state ^= rng_state >> 12;
@@ -63,6 +74,15 @@ static unsigned int rn(unsigned int n)
 	return n ? rnd() % n : 0;
 }
 
+static long ue_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+
+	return ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static const char *pick(const char * const *list, int n)
 {
 	return list[rn(n)];
@@ -72,7 +92,9 @@ static const char *pick(const char * const *list, int n)
 
 struct fuzz_stats {
 	unsigned long cmd, cmd_ok, dyn, dyn_ok, reg, reg_ok, unreg, write,
-		      write_ok, write_exact;
+		      write_ok, write_exact, write_perf;
+	/* Time spent per kind of input, in ms */
+	long t_cmd, t_cmd_ok, t_dyn, t_reg, t_unreg, t_write, t_batch;
 };
 
 struct fuzz_mem {
@@ -265,6 +287,9 @@ FIXTURE(fuzz) {
 	int vidx;
 	int start_active;
 	unsigned int next_word;
+	int perf_fd;
+	void *perf_ring;
+	bool perf_on;
 };
 
 /* dynamic_events as it was before the run: those events are not ours */
@@ -327,6 +352,8 @@ FIXTURE_SETUP(fuzz) {
 
 	self->fd = -1;
 	self->wfd = -1;
+	self->perf_fd = -1;
+	self->perf_ring = MAP_FAILED;
 	self->m.area = MAP_FAILED;
 	USER_EVENT_FIXTURE_SETUP(self->umount);
 	/* Left by an earlier run of this test */
@@ -358,7 +385,54 @@ FIXTURE_SETUP(fuzz) {
 	ASSERT_EQ(0, ue_enable(WEVENT, 1));
 }
 
+static void perf_off(FIXTURE_DATA(fuzz) *self)
+{
+	if (self->perf_ring != MAP_FAILED)
+		munmap(self->perf_ring, (PERF_PAGES + 1) * self->m.page);
+	self->perf_ring = MAP_FAILED;
+	if (self->perf_fd >= 0)
+		close(self->perf_fd);
+	self->perf_fd = -1;
+}
+
+/*
+ * Trace WEVENT with perf too, for this task: the writes then also go
+ * through the perf probe, its buffer and its validators. The ring buffer
+ * is never read; full means lost records, not failed writes.
+ */
+static int perf_on(FIXTURE_DATA(fuzz) *self)
+{
+	struct perf_event_attr pe = {0};
+	char path[256], *id;
+
+	perf_off(self);
+	id = ue_read_file(ue_event_file(path, sizeof(path), WEVENT, "id"));
+	if (!id)
+		return -1;
+	pe.type = PERF_TYPE_TRACEPOINT;
+	pe.size = sizeof(pe);
+	pe.config = atoi(id);
+	pe.sample_type = PERF_SAMPLE_RAW;
+	pe.sample_period = 1;
+	pe.wakeup_events = 1;
+	free(id);
+
+	self->perf_fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	if (self->perf_fd < 0)
+		return -1;
+	self->perf_ring = mmap(NULL, (PERF_PAGES + 1) * self->m.page,
+			       PROT_READ | PROT_WRITE, MAP_SHARED,
+			       self->perf_fd, 0);
+	if (self->perf_ring == MAP_FAILED) {
+		perf_off(self);
+		return -1;
+	}
+
+	return 0;
+}
+
 FIXTURE_TEARDOWN(fuzz) {
+	perf_off(self);
 	if (self->wfd >= 0) {
 		ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 0);
 		ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 1);
@@ -734,6 +808,8 @@ static bool fuzz_write(struct __test_metadata *_metadata,
 	}
 
 	st->write++;
+	if (self->perf_on && fd == self->wfd && idx == self->widx)
+		st->write_perf++;
 	ret = writev(fd, io, niov);
 	err = errno;
 	if (exact)
@@ -762,10 +838,10 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 {
 	struct fuzz_stats st = {0};
 	unsigned long iters = FUZZ_ITERS, n, swept = 0;
-	long start, elapsed;
+	long start, elapsed, t0;
 	const char *env;
 	bool ok = true;
-	unsigned int r;
+	unsigned int r, mode;
 
 	rng_state = FUZZ_SEED;
 	env = getenv("UE_FUZZ_SEED");
@@ -782,6 +858,7 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 	start = ue_now_ms();
 	for (n = 0; n < iters && ok; n++) {
 		if (n % FUZZ_BATCH == 0) {
+			t0 = ue_now_us();
 			/* Drop the batch's references: events auto-delete */
 			if (self->fd >= 0)
 				close(self->fd);
@@ -791,6 +868,14 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 			}
 			self->fd = open(DATA_FILE, O_RDWR);
 			ASSERT_NE(-1, self->fd);
+			/* WEVENT: ftrace, ftrace and perf, perf alone */
+			mode = (n / FUZZ_BATCH) % 3;
+			ASSERT_EQ(0, ue_enable(WEVENT, mode != 2));
+			if (mode == 0)
+				perf_off(self);
+			ASSERT_EQ(0, mode == 1 ? perf_on(self) : 0);
+			self->perf_on = mode != 0;
+			st.t_batch += ue_now_us() - t0;
 			if (ue_now_ms() - start > FUZZ_MAX_SECONDS * 1000) {
 				TH_LOG("time limit: stopped after %lu inputs",
 				       n);
@@ -798,30 +883,52 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 			}
 		}
 
-		r = rn(100);
-		if (r < 45)
+		/* The costly kinds (parsing, new events) a bit rarer */
+		r = rn(200);
+		t0 = ue_now_us();
+		if (r < 34) {
+			unsigned long was = st.cmd_ok;
+
 			ok = fuzz_cmd(_metadata, self, &st);
-		else if (r < 47)
+			if (st.cmd_ok != was)
+				st.t_cmd_ok += ue_now_us() - t0;
+			else
+				st.t_cmd += ue_now_us() - t0;
+		} else if (r < 36) {
 			ok = fuzz_dyn(_metadata, self, &st);
-		else if (r < 65)
+			st.t_dyn += ue_now_us() - t0;
+		} else if (r < 96) {
 			ok = fuzz_reg(_metadata, self, &st);
-		else if (r < 75)
+			st.t_reg += ue_now_us() - t0;
+		} else if (r < 120) {
 			ok = fuzz_unreg(_metadata, self, &st);
-		else
+			st.t_unreg += ue_now_us() - t0;
+		} else {
 			ok = fuzz_write(_metadata, self, &st);
+			st.t_write += ue_now_us() - t0;
+		}
 		if (!ok)
 			TH_LOG("failed at input %lu (UE_FUZZ_SEED as above)",
 			       n);
 	}
 	elapsed = ue_now_ms() - start;
 
-	TH_LOG("%lu inputs in %ld ms: cmd %lu (ok %lu), dyn %lu (ok %lu), reg %lu (ok %lu), unreg %lu, write %lu (ok %lu, exact %lu)",
-	       n, elapsed, st.cmd, st.cmd_ok, st.dyn, st.dyn_ok, st.reg,
-	       st.reg_ok, st.unreg, st.write, st.write_ok, st.write_exact);
+	TH_LOG("%lu inputs in %ld ms", n, elapsed);
+	TH_LOG("cmd %lu (ok %lu), dyn %lu (ok %lu), reg %lu (ok %lu), unreg %lu",
+	       st.cmd, st.cmd_ok, st.dyn, st.dyn_ok, st.reg, st.reg_ok,
+	       st.unreg);
+	TH_LOG("write %lu (ok %lu, exact %lu, perf attached %lu)", st.write,
+	       st.write_ok, st.write_exact, st.write_perf);
+	TH_LOG("ms in: cmd fail %ld, cmd ok %ld, dyn %ld, reg %ld, unreg %ld",
+	       st.t_cmd / 1000, st.t_cmd_ok / 1000, st.t_dyn / 1000,
+	       st.t_reg / 1000, st.t_unreg / 1000);
+	TH_LOG("ms in: write %ld, batch ends %ld", st.t_write / 1000,
+	       st.t_batch / 1000);
 	ASSERT_TRUE(ok);
 
 	close(self->fd);
 	self->fd = -1;
+	perf_off(self);
 	ASSERT_EQ(0, ue_enable(WEVENT, 0));
 	ASSERT_EQ(0, ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 0));
 	ASSERT_EQ(0, ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 1));

@@ -90,7 +90,7 @@ static const char *step_name(int step)
 }
 
 static int unprivileged(int dyn_fd, int ready_fd, int go_fd,
-			volatile int *check)
+			int *check)
 {
 	static const char dyn_cmd[] = "u:" EVENT "_x u32 a";
 	struct {
@@ -129,7 +129,7 @@ static int unprivileged(int dyn_fd, int ready_fd, int go_fd,
 	if (ioctl(fd, DIAG_IOCSDEL, EVENT_P) != -1 || errno != EPERM)
 		return STEP_DELETE;
 
-	if (ue_unreg_fd(fd, (void *)check, 0) || *check != 0)
+	if (ue_unreg_fd(fd, (void *)check, 0) || ue_load(check) != 0)
 		return STEP_UNREGISTER;
 
 	close(fd);

@@ -124,7 +124,7 @@ TEST_F(user, perf_write) {
 		int index;
 		__u32 field1;
 		__u32 field2;
-	} __packed data = { 0, 0xc001, 0xc01a };
+	} data = { 0, 0xc001, 0xc01a };
 	struct perf_event_header *hdr;
 	struct perf_ctx ctx;
 	int id, offset;

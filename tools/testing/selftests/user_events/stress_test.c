@@ -2,9 +2,10 @@
 /*
  * user_events stress test: threads and processes register, unregister,
  * write, close, fork, execve and exit while other threads toggle ftrace
- * and open and close perf events on the same events. Afterwards every
- * event created here must be gone again; the harness checks the kernel
- * log and kmemleak.
+ * and open and close perf events on the same events. Each loop is also
+ * bounded by MAX_LOOPS. Afterwards every event created here must be gone
+ * again (no directory, no user_events_status line, the Active count back
+ * to its start); the harness checks the kernel log and kmemleak.
  *
  *   UE_STRESS_SECONDS=N  run time (default STRESS_SECONDS)
  */
@@ -19,7 +20,7 @@
 
 #include "user_events_selftests.h"
 
-#define STRESS_SECONDS	30
+#define STRESS_SECONDS	60
 #define NR_EVENTS	4
 #define NR_PROCS	2
 #define NR_REG_THREADS	2
@@ -29,18 +30,23 @@
 #define EVENT_FMT	"__stress%d"
 #define EVENT_ARGS	" u32 v"
 
-/* Shared with the worker processes */
-struct stress_counts {
-	atomic_long regs, writes, forks, execs, perf_opens, toggles;
-};
+/* What is counted, in a page shared with the worker processes */
+enum { REGS, WRITES, FORKS, EXECS, PERF_OPENS, TOGGLES, NR_COUNTS };
 
-static struct stress_counts *counts;
+static atomic_long *counts;
 
-/* The re-executed child has no counters */
-#define COUNT(what) do {					\
-	if (counts)						\
-		atomic_fetch_add(&counts->what, 1);		\
-} while (0)
+static void count(int what)
+{
+	/* The re-executed child has no counters */
+	if (counts)
+		atomic_fetch_add(&counts[what], 1);
+}
+
+static long counted(int what)
+{
+	return atomic_load(&counts[what]);
+}
+
 static atomic_int stop;
 static atomic_long errors;
 static long deadline;
@@ -83,7 +89,7 @@ static int reg_write(int fd, int ev, int *word, int bit, bool unreg)
 		return -1;
 	}
 
-	COUNT(regs);
+	count(REGS);
 	payload[0] = idx;
 	payload[1] = bit;
 	ret = write(fd, payload, sizeof(payload));
@@ -91,7 +97,7 @@ static int reg_write(int fd, int ev, int *word, int bit, bool unreg)
 	if (ret != sizeof(payload) && !(ret == -1 && errno == EBADF))
 		bad("write", errno);
 	if (ret == sizeof(payload))
-		COUNT(writes);
+		count(WRITES);
 
 	if (unreg && ue_unreg_fd(fd, word, bit))
 		bad("unregister", errno);
@@ -137,7 +143,7 @@ static void *ftrace_thread(void *arg)
 		event_name(name, sizeof(name), rand_r(&seed) % NR_EVENTS);
 		/* The event may not exist at this moment */
 		if (!ue_enable(name, rand_r(&seed) % 2))
-			COUNT(toggles);
+			count(TOGGLES);
 	}
 
 	return NULL;
@@ -182,7 +188,7 @@ static void *perf_thread(void *arg)
 		/* Deleted in between: the id is gone or reused */
 		if (fd < 0)
 			continue;
-		COUNT(perf_opens);
+		count(PERF_OPENS);
 		ue_sleep_ms(rand_r(&seed) % 3);
 		close(fd);
 	}
@@ -195,7 +201,7 @@ static void exec_child(const char *self, int how)
 	char *const self_argv[] = { (char *)self, CHILD_ARG, NULL };
 	char *const true_argv[] = { "/bin/true", NULL };
 
-	COUNT(execs);
+	count(EXECS);
 	if (how)
 		execv(self, self_argv);
 	else
@@ -243,7 +249,7 @@ static void proc_worker(int id, const char *self)
 			bad("fork", errno);
 			break;
 		}
-		COUNT(forks);
+		count(FORKS);
 		if ((rand_r(&seed) % 8) < 2)
 			execs++;
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
@@ -316,7 +322,8 @@ TEST_F_TIMEOUT(stress, concurrent_lifetimes, 200)
 	TH_LOG("UE_STRESS_SECONDS=%d, start Active: %d", seconds,
 	       self->start_active);
 
-	counts = mmap(NULL, sizeof(*counts), PROT_READ | PROT_WRITE,
+	counts = mmap(NULL, NR_COUNTS * sizeof(*counts),
+		      PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, counts);
 
@@ -345,11 +352,13 @@ TEST_F_TIMEOUT(stress, concurrent_lifetimes, 200)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			bad("process worker", ECHILD);
 	}
-	TH_LOG("ran %ld ms: %ld registrations, %ld writes, %ld forks, %ld execs, %ld perf opens, %ld ftrace toggles, %ld errors",
-	       ue_now_ms() - start, atomic_load(&counts->regs),
-	       atomic_load(&counts->writes), atomic_load(&counts->forks),
-	       atomic_load(&counts->execs), atomic_load(&counts->perf_opens),
-	       atomic_load(&counts->toggles), atomic_load(&errors));
+	TH_LOG("ran %ld ms: %ld registrations, %ld writes, %ld forks, %ld execs",
+	       ue_now_ms() - start, counted(REGS),
+	       counted(WRITES), counted(FORKS),
+	       counted(EXECS));
+	TH_LOG("%ld perf opens, %ld ftrace toggles, %ld errors",
+	       counted(PERF_OPENS),
+	       counted(TOGGLES), atomic_load(&errors));
 	EXPECT_EQ(0, atomic_load(&errors));
 
 	/* Nothing is left enabled, registered or referenced */
@@ -363,6 +372,33 @@ TEST_F_TIMEOUT(stress, concurrent_lifetimes, 200)
 		free(text);
 		ASSERT_EQ(self->start_active, active);
 	}
+	TH_LOG("Active back to %d after %ld ms", self->start_active,
+	       ue_now_ms() - deadline);
+
+	/* None of the (non-persistent) events is left anywhere */
+	status = 0;
+	for (i = 0; i < NR_EVENTS; i++) {
+		char name[32], path[256], *text;
+
+		event_name(name, sizeof(name), i);
+		if (ue_exists(ue_event_file(path, sizeof(path), name, ""))) {
+			TH_LOG("%s still has a directory", name);
+			status++;
+		}
+		text = ue_read_file(STATUS_FILE);
+		if (!text || strstr(text, name)) {
+			TH_LOG("%s still in user_events_status", name);
+			status++;
+		}
+		free(text);
+		text = ue_read_file(DYN_FILE);
+		if (!text || strstr(text, name)) {
+			TH_LOG("%s still in dynamic_events", name);
+			status++;
+		}
+		free(text);
+	}
+	ASSERT_EQ(0, status);
 }
 
 static void __attribute__((constructor)) __constructor_order_last(void)

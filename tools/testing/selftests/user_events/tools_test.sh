@@ -215,7 +215,7 @@ filtered() {
 	want_bits "1 0" || return 1
 	emit a 1 3 x x x || return 1
 	emit a 4 2 abc abc abc || return 1
-	emit a 6 3 zab zab zab || return 1
+	emit a 6 3 zab yab zab || return 1
 	put $A/enable 0
 	put $A/filter 0
 	trace_has "$2" "ue_tools_a: count="

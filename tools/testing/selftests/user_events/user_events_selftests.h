@@ -28,13 +28,6 @@
 
 #include "../kselftest_harness.h"
 
-#ifndef __packed
-#define __packed __attribute__((packed))
-#endif
-#ifndef __aligned
-#define __aligned(x) __attribute__((aligned(x)))
-#endif
-
 #define TRACEFS_DIR	"/sys/kernel/tracing"
 #define DATA_FILE	TRACEFS_DIR "/user_events_data"
 #define STATUS_FILE	TRACEFS_DIR "/user_events_status"
@@ -250,13 +243,22 @@ static inline bool ue_wait_path(const char *path, bool want, int ms)
 	}
 }
 
+/*
+ * Read an enable word the kernel may change at any time (it uses atomic
+ * bit operations on it): a fresh load each call, like READ_ONCE().
+ */
+static inline int ue_load(const int *word)
+{
+	return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
 /* Wait up to @ms for *@word to become @want. */
-static inline bool ue_wait_int(volatile int *word, int want, int ms)
+static inline bool ue_wait_int(const int *word, int want, int ms)
 {
 	long end = ue_now_ms() + ms;
 
 	for (;;) {
-		if (*word == want)
+		if (ue_load(word) == want)
 			return true;
 		if (ue_now_ms() > end)
 			return false;

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events lifetime invariants, checked through the public files:
+ *
+ * - kernel.user_events_max holds under concurrent creation: with room
+ *   for K more events, racing processes create exactly K, the others get
+ *   EMFILE, the Active count (polled meanwhile) never exceeds the limit,
+ *   and it comes back to its start once they are gone;
+ * - a non-persistent event is deleted within AUTO_DELETE_MS of its last
+ *   reference going away, whatever that reference was (an fd, an
+ *   enabler dropped by unregister or by exit, ftrace, perf), and not
+ *   before;
+ * - persistent events survive their creators and need an explicit
+ *   delete, which removes them at once.
+ */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+
+#include "user_events_selftests.h"
+
+#define MAX_FILE	"/proc/sys/kernel/user_events_max"
+#define PREFIX		"__life"
+#define ROOM		50	/* K: events the limit leaves room for */
+#define NR_CREATORS	4
+#define PER_CREATOR	25	/* attempts of each creator, > ROOM / 4 */
+#define AUTO_DELETE_MS	5000
+#define WAIT_MS		5000
+
+FIXTURE(life) {
+	int saved_max;		/* user_events_max to restore, or -1 */
+	int start_active;
+	bool umount;
+};
+
+static int read_max(void)
+{
+	char *text = ue_read_file(MAX_FILE);
+	int max = text ? atoi(text) : -1;
+
+	free(text);
+
+	return max;
+}
+
+static int write_max(int max)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d\n", max);
+
+	return ue_write_str(MAX_FILE, buf, 0);
+}
+
+static void life_cleanup(void)
+{
+	char name[64];
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), PREFIX "_ad%d", i);
+		ue_enable(name, 0);
+		ue_delete_wait(name, 1000);
+	}
+	ue_delete_wait(PREFIX "_p", 1000);
+	ue_delete_wait(PREFIX "_dyn", 1000);
+}
+
+FIXTURE_SETUP(life) {
+	self->saved_max = -1;
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	life_cleanup();
+	self->start_active = ue_active_count();
+	ASSERT_LE(0, self->start_active);
+}
+
+FIXTURE_TEARDOWN(life) {
+	if (self->saved_max >= 0)
+		write_max(self->saved_max);
+	life_cleanup();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/* Shared by the creators, the poller and the parent */
+struct race {
+	atomic_int go;		/* parent: start creating */
+	atomic_int release;	/* parent: creators may exit */
+	atomic_int stop;	/* parent: the poller may stop */
+	atomic_int created, emfile, other, done;
+	atomic_int max_seen, polls;
+	atomic_int first_ok;	/* creator * 100 + i of a created event */
+};
+
+static void creator(struct race *r, int id)
+{
+	int words[PER_CREATOR] = {0};
+	char cmd[64];
+	int fd, i;
+
+	fd = open(DATA_FILE, O_RDWR);
+	while (!atomic_load(&r->go))
+		;
+	for (i = 0; i < PER_CREATOR; i++) {
+		snprintf(cmd, sizeof(cmd), PREFIX "_%d_%d u32 v", id, i);
+		if (!ue_reg_fd(fd, cmd, &words[i], 0, 4, 0, NULL)) {
+			int none = -1;
+
+			atomic_fetch_add(&r->created, 1);
+			atomic_compare_exchange_strong(&r->first_ok, &none,
+						       id * 100 + i);
+		} else if (errno == EMFILE) {
+			atomic_fetch_add(&r->emfile, 1);
+		} else {
+			fprintf(stderr, "# %s: %s\n", cmd, strerror(errno));
+			atomic_fetch_add(&r->other, 1);
+		}
+	}
+	atomic_fetch_add(&r->done, 1);
+
+	/* Hold the events (fd and enablers) until told; exit drops all */
+	while (!atomic_load(&r->release))
+		ue_sleep_ms(5);
+	_exit(0);
+}
+
+static void poller(struct race *r)
+{
+	int n;
+
+	while (!atomic_load(&r->stop)) {
+		n = ue_active_count();
+		if (n > atomic_load(&r->max_seen))
+			atomic_store(&r->max_seen, n);
+		atomic_fetch_add(&r->polls, 1);
+	}
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(life, max_under_concurrent_creation, 120) {
+	pid_t pids[NR_CREATORS + 1];
+	int max = read_max(), limit, i, word = 0;
+	struct race *r;
+	char cmd[64];
+	long t0;
+
+	ASSERT_LT(0, max);
+	self->saved_max = max;
+	limit = self->start_active + ROOM;
+	ASSERT_EQ(0, write_max(limit));
+
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	memset(r, 0, sizeof(*r));
+	r->first_ok = -1;
+
+	for (i = 0; i <= NR_CREATORS; i++) {
+		pids[i] = fork();
+		ASSERT_NE(-1, pids[i]);
+		if (pids[i] == 0) {
+			if (i == NR_CREATORS)
+				poller(r);
+			creator(r, i);
+		}
+	}
+	atomic_store(&r->go, 1);
+
+	t0 = ue_now_ms();
+	while (atomic_load(&r->done) < NR_CREATORS &&
+	       ue_now_ms() - t0 < 60000)
+		ue_sleep_ms(10);
+	TH_LOG("%d attempts by %d processes: %d created, %d EMFILE, %d other",
+	       NR_CREATORS * PER_CREATOR, NR_CREATORS,
+	       atomic_load(&r->created), atomic_load(&r->emfile),
+	       atomic_load(&r->other));
+	EXPECT_EQ(NR_CREATORS, atomic_load(&r->done));
+	EXPECT_EQ(ROOM, atomic_load(&r->created));
+	EXPECT_EQ(NR_CREATORS * PER_CREATOR - ROOM, atomic_load(&r->emfile));
+	EXPECT_EQ(0, atomic_load(&r->other));
+	EXPECT_EQ(limit, ue_active_count());
+
+	/* At the limit: an existing event is reused, a new one is refused */
+	i = atomic_load(&r->first_ok);
+	ASSERT_LE(0, i);
+	snprintf(cmd, sizeof(cmd), PREFIX "_%d_%d u32 v", i / 100, i % 100);
+	EXPECT_EQ(0, ue_reg(cmd, &word, 0, 4, 0));
+	EXPECT_EQ(0, ue_unreg(&word, 0));
+	EXPECT_EQ(-1, ue_reg(PREFIX "_new u32 v", &word, 0, 4, 0));
+	EXPECT_EQ(EMFILE, errno);
+
+	/* Everything goes away with the creators */
+	atomic_store(&r->release, 1);
+	for (i = 0; i < NR_CREATORS; i++)
+		EXPECT_EQ(0, ue_wait_child(pids[i]));
+	t0 = ue_now_ms();
+	EXPECT_TRUE(ue_wait_active(self->start_active, AUTO_DELETE_MS));
+	TH_LOG("Active back to %d in %ld ms", ue_active_count(),
+	       ue_now_ms() - t0);
+
+	atomic_store(&r->stop, 1);
+	EXPECT_EQ(0, ue_wait_child(pids[NR_CREATORS]));
+	TH_LOG("poller: %d reads of user_events_status, highest Active %d, limit %d",
+	       atomic_load(&r->polls), atomic_load(&r->max_seen), limit);
+	EXPECT_LT(0, atomic_load(&r->polls));
+	EXPECT_GE(limit, atomic_load(&r->max_seen));
+
+	ASSERT_EQ(0, write_max(max));
+	self->saved_max = -1;
+	ASSERT_EQ(max, read_max());
+	munmap(r, sizeof(*r));
+}
+
+/* How the last reference of an auto-delete event goes away */
+enum last_ref {
+	LAST_FD,		/* unregister, then close the fd */
+	LAST_UNREG,		/* close the fd, then unregister */
+	LAST_EXIT,		/* a child registers and exits */
+	LAST_FTRACE,		/* ftrace enabled when the rest went */
+	LAST_PERF,		/* perf open when the rest went */
+	NR_LAST,
+};
+
+static const char * const last_names[] = {
+	"fd close", "unregister", "process exit", "ftrace disable",
+	"perf close",
+};
+
+static int perf_open(const char *name)
+{
+	struct perf_event_attr pe = {0};
+	char path[256], *id;
+
+	id = ue_read_file(ue_event_file(path, sizeof(path), name, "id"));
+	if (!id)
+		return -1;
+	pe.type = PERF_TYPE_TRACEPOINT;
+	pe.size = sizeof(pe);
+	pe.config = atoi(id);
+	pe.sample_type = PERF_SAMPLE_RAW;
+	pe.sample_period = 1;
+	free(id);
+
+	return syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+}
+
+TEST_F(life, auto_delete_bounded) {
+	char name[64], cmd[80], enable[256];
+	int how, fd, word, pfd, longest = 0;
+	pid_t pid;
+	long t0;
+
+	for (how = 0; how < NR_LAST; how++) {
+		snprintf(name, sizeof(name), PREFIX "_ad%d", how);
+		snprintf(cmd, sizeof(cmd), "%s u32 v", name);
+		ue_event_file(enable, sizeof(enable), name, "enable");
+		word = 0;
+		pfd = -1;
+
+		fd = open(DATA_FILE, O_RDWR);
+		ASSERT_NE(-1, fd);
+		if (how == LAST_EXIT) {
+			pid = fork();
+			ASSERT_NE(-1, pid);
+			if (pid == 0)
+				_exit(ue_reg_fd(fd, cmd, &word, 0, 4, 0, NULL));
+			close(fd);
+			/* The child's exit drops its enabler and its fd */
+			ASSERT_EQ(0, ue_wait_child(pid));
+			t0 = ue_now_ms();
+		} else {
+			ASSERT_EQ(0, ue_reg_fd(fd, cmd, &word, 0, 4, 0, NULL));
+			ASSERT_EQ(0, how == LAST_FTRACE ? ue_enable(name, 1) : 0);
+			pfd = how == LAST_PERF ? perf_open(name) : 0;
+			ASSERT_LE(0, pfd);
+			/* All references but the last one go */
+			if (how != LAST_UNREG)
+				ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
+			if (how != LAST_FD)
+				close(fd);
+
+			/* The last one keeps the event */
+			ue_sleep_ms(200);
+			ASSERT_TRUE(ue_exists(enable));
+
+			t0 = ue_now_ms();
+			if (how == LAST_FD)
+				close(fd);
+			ASSERT_EQ(0, how == LAST_UNREG ? ue_unreg(&word, 0) : 0);
+			ASSERT_EQ(0, how == LAST_FTRACE ? ue_enable(name, 0) : 0);
+			if (how == LAST_PERF)
+				close(pfd);
+		}
+
+		if (!ue_wait_path(enable, false, AUTO_DELETE_MS)) {
+			TH_LOG("%s: still there %d ms after the last reference (%s)",
+			       name, AUTO_DELETE_MS, last_names[how]);
+			ASSERT_TRUE(false);
+		}
+		t0 = ue_now_ms() - t0;
+		TH_LOG("%s: gone %ld ms after the last reference", last_names[how],
+		       t0);
+		if (t0 > longest)
+			longest = t0;
+	}
+	TH_LOG("longest: %d ms (bound %d ms)", longest, AUTO_DELETE_MS);
+	ASSERT_TRUE(ue_wait_active(self->start_active, WAIT_MS));
+}
+
+TEST_F(life, persistent_needs_delete) {
+	char enable_p[256], enable_d[256];
+	int word = 0, status;
+	pid_t pid;
+
+	ue_event_file(enable_p, sizeof(enable_p), PREFIX "_p", "enable");
+	ue_event_file(enable_d, sizeof(enable_d), PREFIX "_dyn", "enable");
+
+	/* Made by a process that then exits, and through dynamic_events */
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0)
+		_exit(ue_reg(PREFIX "_p u32 v", &word, 0, 4,
+			     USER_EVENT_REG_PERSIST) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_EQ(0, ue_write_str(DYN_FILE, "u:" PREFIX "_dyn u32 v",
+				  O_APPEND));
+
+	/* Used and dropped again, by an enabler and by ftrace */
+	ASSERT_EQ(0, ue_reg(PREFIX "_dyn u32 v", &word, 1, 4, 0));
+	ASSERT_EQ(0, ue_enable(PREFIX "_dyn", 1));
+	ASSERT_EQ(2, word);
+	ASSERT_EQ(0, ue_unreg(&word, 1));
+	ASSERT_EQ(0, ue_enable(PREFIX "_dyn", 0));
+
+	/* Longer than any auto-delete takes */
+	ue_sleep_ms(1000);
+	ASSERT_TRUE(ue_exists(enable_p));
+	ASSERT_TRUE(ue_exists(enable_d));
+	ASSERT_EQ(self->start_active + 2, ue_active_count());
+
+	/* An explicit delete removes each at once */
+	ASSERT_EQ(0, ue_del_retry(PREFIX "_p", WAIT_MS));
+	ASSERT_FALSE(ue_exists(enable_p));
+	ASSERT_EQ(0, ue_write_str(DYN_FILE, "-:" PREFIX "_dyn u32 v",
+				  O_APPEND));
+	ASSERT_FALSE(ue_exists(enable_d));
+	ASSERT_EQ(self->start_active, ue_active_count());
+}
+
+TEST_HARNESS_MAIN

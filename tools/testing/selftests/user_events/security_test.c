@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events security checks.
+ *
+ * An unprivileged process (uid/gid 65534, no capabilities) that was given
+ * access to user_events_data must not be able to make the kernel write or
+ * read outside its own memory, nor create or delete persistent events.
+ * Nothing the tracing files or the kernel log show may be a raw kernel
+ * address (hashed %p values are fine: they print as 00000000xxxxxxxx).
+ *
+ * The Makefile lists this program last, so that the kernel log it scans
+ * holds what the other user_events tests (faults included) left there.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <grp.h>
+#include <stdint.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "user_events_selftests.h"
+
+#define EVENT		"__sec_event"
+#define EVENT_CMD	EVENT " u32 a; __data_loc char[] s; __rel_loc char[] r"
+#define EVENT_NEW	"__sec_new"
+#define EVENT_P		"__sec_persist"
+#define EVENT_P_CMD	EVENT_P " u32 a"
+#define EVENT_FAULT	"__sec_fault"
+#define NOBODY		65534
+#define WAIT_MS		5000
+
+/* Never a user address for a 64-bit process on x86-64 or arm64 */
+static const __u64 bad_addrs[] = {
+	0xffff888000000000ULL,	/* x86-64 direct map */
+	0xffffc90000000000ULL,	/* x86-64 vmalloc */
+	0xffffea0000000000ULL,	/* x86-64 vmemmap */
+	0xffffffff81000000ULL,	/* x86-64 kernel text */
+	0xffffffffff600000ULL,	/* vsyscall page: user-readable, kernel's */
+	0xfffffffffffff000ULL,	/* the top page */
+	0xfffffffffffffff8ULL,	/* the last word */
+	0xffff800000000000ULL,	/* the first kernel address */
+	0x0000800000000000ULL,	/* non-canonical, just above user space */
+	0x00007ffffffff000ULL,	/* the guard page below TASK_SIZE_MAX */
+	0x8000000000000000ULL,	/* non-canonical */
+	0xdead000000000000ULL,	/* non-canonical (poison pointers) */
+};
+
+FIXTURE(sec) {
+	struct stat orig;
+	struct stat orig_dir;
+	int start_active;
+	bool umount;
+};
+
+static void sec_cleanup(void)
+{
+	ue_enable(EVENT, 0);
+	ue_enable(EVENT_FAULT, 0);
+	ue_delete_wait(EVENT, 1000);
+	ue_delete_wait(EVENT_NEW, 1000);
+	ue_delete_wait(EVENT_FAULT, 1000);
+	ue_delete_wait(EVENT_P, 1000);
+}
+
+FIXTURE_SETUP(sec) {
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	sec_cleanup();
+	self->start_active = ue_active_count();
+	ASSERT_LE(0, self->start_active);
+	ASSERT_EQ(0, stat(DATA_FILE, &self->orig));
+	ASSERT_EQ(0, stat(TRACEFS_DIR, &self->orig_dir));
+
+	/* Group NOBODY may use user_events_data; others reach the files */
+	ASSERT_EQ(0, chmod(TRACEFS_DIR, 0711));
+	ASSERT_EQ(0, chown(DATA_FILE, 0, NOBODY));
+	ASSERT_EQ(0, chmod(DATA_FILE, 0660));
+}
+
+FIXTURE_TEARDOWN(sec) {
+	chown(DATA_FILE, self->orig.st_uid, self->orig.st_gid);
+	chmod(DATA_FILE, self->orig.st_mode & 07777);
+	chmod(TRACEFS_DIR, self->orig_dir.st_mode & 07777);
+	sec_cleanup();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+static bool drop_privileges(void)
+{
+	/* Leaving uid 0 clears the permitted and effective capabilities */
+	return !setgroups(0, NULL) && !setgid(NOBODY) && !setuid(NOBODY) &&
+	       geteuid() == NOBODY;
+}
+
+/*
+ * Run @fn in a child that dropped its privileges; @fn returns 0 or the
+ * line of the check that failed, which the parent prints.
+ */
+static int run_unprivileged(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (!drop_privileges())
+			_exit(255);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+
+	return WEXITSTATUS(status);
+}
+
+/* Wait up to @ms for *@word to reach at least @want; returns *@word */
+static int wait_at_least(int *word, int want, int ms)
+{
+	long end = ue_now_ms() + ms;
+
+	while (ue_load(word) < want && ue_now_ms() < end)
+		ue_sleep_ms(5);
+
+	return ue_load(word);
+}
+
+/* Does a multi-format version of @name ("name.<id>") exist? */
+static bool multi_exists(const char *name)
+{
+	DIR *dir = opendir(MULTI_DIR);
+	size_t len = strlen(name);
+	struct dirent *d;
+	bool found = false;
+
+	if (!dir)
+		return false;
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, name, len) && d->d_name[len] == '.')
+			found = true;
+	closedir(dir);
+
+	return found;
+}
+
+/* In the unprivileged child: exit with the line (mod 250) on failure */
+static void child_assert(bool ok, int line, const char *what)
+{
+	if (ok)
+		return;
+	fprintf(stderr, "# %s:%d: %s failed (errno %d)\n", __FILE__, line,
+		what, errno);
+	_exit(line % 250 + 1);
+}
+
+#define CHILD_CHECK(cond) child_assert(cond, __LINE__, #cond)
+
+/* What the unprivileged child of kernel_addresses_rejected shares */
+struct probe_mem {
+	int word;		/* the one valid enable word */
+	int canary[64];		/* must never change */
+	int ready;		/* child: registered, enable the event */
+	int done;		/* parent: enabled and disabled again */
+	char cmd[64];
+};
+
+static int try_bad_enable_addrs(void *arg)
+{
+	struct probe_mem *m = arg;
+	struct user_reg reg;
+	unsigned int i, size;
+	int fd, idx = -1;
+
+	fd = open(DATA_FILE, O_RDWR);
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(!ue_reg_fd(fd, EVENT_CMD, &m->word, 0, 4, 0, &idx));
+
+	for (i = 0; i < ARRAY_SIZE(bad_addrs); i++) {
+		for (size = 4; size <= 8; size += 4) {
+			/* An existing event and a new one: both EFAULT */
+			errno = 0;
+			CHILD_CHECK(ue_reg_fd(fd, EVENT_CMD,
+					      (void *)(uintptr_t)bad_addrs[i],
+					      size * 8 - 1, size, 0,
+					      NULL) == -1 && errno == EFAULT);
+			errno = 0;
+			CHILD_CHECK(ue_reg_fd(fd, EVENT_NEW " u32 a",
+					      (void *)(uintptr_t)bad_addrs[i],
+					      0, size,
+					      USER_EVENT_REG_MULTI_FORMAT,
+					      NULL) == -1 && errno == EFAULT);
+		}
+		/* Nothing was registered there to unregister */
+		errno = 0;
+		CHILD_CHECK(ue_unreg_fd(fd, (void *)(uintptr_t)bad_addrs[i],
+					0) == -1 &&
+			    (errno == ENOENT || errno == EFAULT));
+	}
+
+	/* The kernel reads nothing from kernel addresses either */
+	for (i = 0; i < ARRAY_SIZE(bad_addrs); i++) {
+		struct iovec io[2] = {
+			{ &idx, sizeof(idx) },
+			{ (void *)(uintptr_t)bad_addrs[i], 16 },
+		};
+
+		/* The struct itself, the command string, a delete name */
+		errno = 0;
+		CHILD_CHECK(ioctl(fd, DIAG_IOCSREG,
+				  (void *)(uintptr_t)bad_addrs[i]) == -1 &&
+			    errno == EFAULT);
+		memset(&reg, 0, sizeof(reg));
+		reg.size = sizeof(reg);
+		reg.enable_size = 4;
+		reg.enable_addr = (uintptr_t)&m->canary[0];
+		reg.name_args = bad_addrs[i];
+		errno = 0;
+		CHILD_CHECK(ioctl(fd, DIAG_IOCSREG, &reg) == -1 &&
+			    errno == EFAULT);
+		errno = 0;
+		CHILD_CHECK(ioctl(fd, DIAG_IOCSUNREG,
+				  (void *)(uintptr_t)bad_addrs[i]) == -1 &&
+			    errno == EFAULT);
+		errno = 0;
+		CHILD_CHECK(ioctl(fd, DIAG_IOCSDEL,
+				  (void *)(uintptr_t)bad_addrs[i]) == -1 &&
+			    errno == EFAULT);
+		/* A payload there: EBADF (nothing traces yet) or EFAULT */
+		errno = 0;
+		CHILD_CHECK(writev(fd, io, 2) == -1 &&
+			    (errno == EFAULT || errno == EBADF));
+		/* The index itself there */
+		io[0].iov_base = (void *)(uintptr_t)bad_addrs[i];
+		errno = 0;
+		CHILD_CHECK(writev(fd, io, 1) == -1 && errno == EFAULT);
+	}
+
+	/* Let the parent enable and disable the event */
+	__atomic_store_n(&m->ready, 1, __ATOMIC_SEQ_CST);
+	CHILD_CHECK(ue_wait_int(&m->word, 1, WAIT_MS));
+
+	/* A traced event: payloads at kernel addresses give EFAULT */
+	for (i = 0; i < ARRAY_SIZE(bad_addrs); i++) {
+		struct iovec io[2] = {
+			{ &idx, sizeof(idx) },
+			{ (void *)(uintptr_t)bad_addrs[i], 16 },
+		};
+
+		errno = 0;
+		CHILD_CHECK(writev(fd, io, 2) == -1 && errno == EFAULT);
+	}
+
+	__atomic_store_n(&m->ready, 2, __ATOMIC_SEQ_CST);
+	CHILD_CHECK(ue_wait_int(&m->done, 1, WAIT_MS));
+	CHILD_CHECK(ue_load(&m->word) == 0);
+	for (i = 0; i < ARRAY_SIZE(m->canary); i++)
+		CHILD_CHECK(ue_load(&m->canary[i]) == 0x5a5a5a5a);
+
+	CHILD_CHECK(!ue_unreg_fd(fd, &m->word, 0));
+	close(fd);
+
+	return 0;
+}
+
+TEST_F(sec, kernel_addresses_rejected) {
+	struct probe_mem *m;
+	long trace_before;
+	unsigned int i;
+	int ret;
+
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	for (i = 0; i < ARRAY_SIZE(m->canary); i++)
+		m->canary[i] = 0x5a5a5a5a;
+
+	ASSERT_EQ(0, ue_clear_trace());
+	if (fork() == 0) {
+		/* The prober; the parent plays the tracer */
+		ret = run_unprivileged(try_bad_enable_addrs, m);
+		__atomic_store_n(&m->ready, ret ? 100 + ret : 3,
+				 __ATOMIC_SEQ_CST);
+		_exit(0);
+	}
+
+	/* 1: registered and probed; 100 + line: a check failed */
+	ASSERT_EQ(1, wait_at_least(&m->ready, 1, 60000));
+	/*
+	 * Enabling updates every enabler of the event: had a rejected
+	 * registration left one at a kernel address, this would write
+	 * there (and KASAN or the splat scan would tell).
+	 */
+	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT_NEW));
+	ASSERT_EQ(self->start_active + 1, ue_active_count());
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	trace_before = ue_trace_size();
+	ASSERT_EQ(2, wait_at_least(&m->ready, 2, 60000));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	/* The failed writes recorded nothing */
+	ASSERT_EQ(trace_before, ue_trace_size());
+	__atomic_store_n(&m->done, 1, __ATOMIC_SEQ_CST);
+
+	ASSERT_EQ(3, wait_at_least(&m->ready, 3, 60000));
+	wait(NULL);
+	ASSERT_TRUE(ue_wait_active(self->start_active, WAIT_MS));
+	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT));
+	munmap(m, sizeof(*m));
+}
+
+/* dynamic_events, opened by the parent while privileged */
+static int dyn_fd = -1;
+
+static int dyn_write(const char *cmd)
+{
+	return write(dyn_fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 :
+	       -1;
+}
+
+static int try_persist(void *arg)
+{
+	int word = 0, fd;
+
+	(void)arg;
+	fd = open(DATA_FILE, O_RDWR);
+	CHILD_CHECK(fd >= 0);
+
+	/* Not even for an event that exists, nor through a new fd */
+	errno = 0;
+	CHILD_CHECK(ue_reg_fd(fd, EVENT_P_CMD, &word, 0, 4,
+			      USER_EVENT_REG_PERSIST, NULL) == -1 &&
+		    errno == EPERM);
+	errno = 0;
+	CHILD_CHECK(ue_reg_fd(fd, EVENT_NEW " u32 a", &word, 0, 4,
+			      USER_EVENT_REG_PERSIST |
+			      USER_EVENT_REG_MULTI_FORMAT, NULL) == -1 &&
+		    errno == EPERM);
+	errno = 0;
+	CHILD_CHECK(dyn_write("u:" EVENT_NEW " u32 a") == -1 &&
+		    errno == EPERM);
+
+	/* Deleting the persistent event: ioctl, "-:" and "!u:" */
+	errno = 0;
+	CHILD_CHECK(ioctl(fd, DIAG_IOCSDEL, EVENT_P) == -1 && errno == EPERM);
+	errno = 0;
+	CHILD_CHECK(dyn_write("-:" EVENT_P " u32 a") == -1 && errno == EPERM);
+	errno = 0;
+	CHILD_CHECK(dyn_write("-:" USER_EVENTS_SYSTEM "/" EVENT_P " u32 a")
+		    == -1 && errno == EPERM);
+	errno = 0;
+	CHILD_CHECK(dyn_write("!u:" EVENT_P " u32 a") == -1 &&
+		    errno == EPERM);
+
+	/* dynamic_events itself stays closed to others */
+	errno = 0;
+	CHILD_CHECK(open(DYN_FILE, O_WRONLY | O_APPEND) == -1 &&
+		    errno == EACCES);
+
+	/* Registering without PERSIST still works */
+	CHILD_CHECK(!ue_reg_fd(fd, EVENT_P_CMD, &word, 0, 4, 0, NULL));
+	CHILD_CHECK(!ue_unreg_fd(fd, &word, 0));
+	close(fd);
+
+	return 0;
+}
+
+TEST_F(sec, persistent_events_protected) {
+	int ret;
+
+	ASSERT_EQ(0, ue_write_str(DYN_FILE, "u:" EVENT_P_CMD, O_APPEND));
+	dyn_fd = open(DYN_FILE, O_WRONLY | O_APPEND);
+	ASSERT_NE(-1, dyn_fd);
+
+	ret = run_unprivileged(try_persist, NULL);
+	close(dyn_fd);
+	dyn_fd = -1;
+	ASSERT_EQ(0, ret);
+
+	/* Nothing was created, the persistent event outlives the child */
+	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT_NEW));
+	ASSERT_FALSE(multi_exists(EVENT_NEW));
+	ue_sleep_ms(200);
+	ASSERT_TRUE(ue_exists(EVENTS_DIR "/" EVENT_P));
+	ASSERT_EQ(0, ue_del_retry(EVENT_P, WAIT_MS));
+	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT_P));
+}
+
+/*
+ * Count the raw kernel addresses in @text and log their lines: a run of
+ * exactly 16 hex digits that starts with ffff (what %px and %lx print
+ * for a kernel pointer on a 64-bit kernel).
+ */
+static int kernel_addrs(struct __test_metadata *_metadata, const char *what,
+			const char *text)
+{
+	const char *p = text, *run, *line;
+	int hits = 0, len;
+
+	while (*p) {
+		if (!isxdigit((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		for (run = p; isxdigit((unsigned char)*p); p++)
+			;
+		if (p - run != 16 || strncasecmp(run, "ffff", 4))
+			continue;
+		for (line = run; line > text && line[-1] != '\n'; line--)
+			;
+		len = strcspn(line, "\n");
+		TH_LOG("%s: %.*s", what, len > 300 ? 300 : len, line);
+		hits++;
+	}
+
+	return hits;
+}
+
+static int scan_file(struct __test_metadata *_metadata, const char *path)
+{
+	char *text = ue_read_file(path);
+	int hits;
+
+	if (!text) {
+		TH_LOG("cannot read %s", path);
+		return 1;
+	}
+	hits = kernel_addrs(_metadata, path, text);
+	free(text);
+
+	return hits;
+}
+
+/* Every format file of the events under @system_dir */
+static int scan_formats(struct __test_metadata *_metadata,
+			const char *system_dir, int *files)
+{
+	DIR *dir = opendir(system_dir);
+	char path[512];
+	struct dirent *d;
+	int hits = 0;
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/format", system_dir,
+			 d->d_name);
+		if (!ue_exists(path))
+			continue;
+		hits += scan_file(_metadata, path);
+		(*files)++;
+	}
+	closedir(dir);
+
+	return hits;
+}
+
+TEST_F(sec, no_kernel_addresses_shown) {
+	struct {
+		int idx;
+		__u32 a;
+		__u32 s;
+		__u32 r;
+		char s_data[8];
+		char r_data[8];
+	} rec = {
+		.a = 42,
+		/* data_loc from the record start (8-byte header); rel_loc
+		 * from the end of its own loc word
+		 */
+		.s = DYN_LOC(8 + 12, 8),
+		.r = DYN_LOC(8, 8),
+		.s_data = "secure",
+		.r_data = "relloc",
+	};
+	int word = 0, mword = 0, fd, i, hits = 0, files = 0, size, len;
+	long page = sysconf(_SC_PAGESIZE);
+	char *log, *gone;
+
+	fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, fd);
+	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_CMD, &word, 0, 4, 0, &rec.idx));
+	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_NEW " u64 x", &mword, 0, 4,
+			       USER_EVENT_REG_MULTI_FORMAT, NULL));
+	ASSERT_EQ(0, ue_write_str(DYN_FILE, "u:" EVENT_P_CMD, O_APPEND));
+
+	/* Records in the trace, printed by the event's print fmt */
+	ASSERT_EQ(0, ue_clear_trace());
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	for (i = 0; i < 4; i++)
+		ASSERT_WRITE(sizeof(rec), write(fd, &rec, sizeof(rec)));
+	ASSERT_EQ(1, word);
+
+	/*
+	 * A fault the kernel cannot fix: the enable word's page is gone
+	 * when the event is enabled, so the bit update has to give up and
+	 * may say so in the kernel log.
+	 */
+	gone = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, gone);
+	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_FAULT " u32 a", gone, 3, 4, 0,
+			       NULL));
+	ASSERT_EQ(0, munmap(gone, page));
+	ASSERT_EQ(0, ue_enable(EVENT_FAULT, 1));
+	ue_sleep_ms(500);
+	ASSERT_EQ(0, ue_enable(EVENT_FAULT, 0));
+	ue_unreg_fd(fd, gone, 3);
+
+	log = ue_read_file(TRACE_FILE);
+	ASSERT_NE(NULL, log);
+	ASSERT_NE(NULL, strstr(log, "s=secure r=relloc"));
+	free(log);
+	hits += scan_file(_metadata, TRACE_FILE);
+	hits += scan_file(_metadata, STATUS_FILE);
+	hits += scan_file(_metadata, DYN_FILE);
+	hits += scan_formats(_metadata, EVENTS_DIR, &files);
+	hits += scan_formats(_metadata, MULTI_DIR, &files);
+	ASSERT_LE(3, files);
+
+	/* The whole kernel log, all the other tests' messages included */
+	size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	ASSERT_LT(0, size);
+	log = calloc(1, size + 1);
+	ASSERT_NE(NULL, log);
+	len = klogctl(3, log, size);	/* SYSLOG_ACTION_READ_ALL */
+	ASSERT_LT(0, len);
+	log[len] = '\0';
+	hits += kernel_addrs(_metadata, "kernel log", log);
+	free(log);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
+	ASSERT_EQ(0, ue_unreg_fd(fd, &mword, 0));
+	close(fd);
+	ASSERT_EQ(0, hits);
+}
+
+TEST_HARNESS_MAIN
