@@ -222,6 +222,8 @@ struct user_event {
 /**
  * struct user_event_enabler - A bit kept up to date in a process
  * @mm_link: Entry of user_event_mm.enablers
+ * @hash_link: Entry of user_event_enabler_table, by process, address and bit
+ * @uem: Process of this enabler
  * @event: Event whose state the bit reflects (holds a reference)
  * @addr: User address given at registration
  * @values: Bit number and ENABLE_VAL_* flags
@@ -229,6 +231,8 @@ struct user_event {
  */
 struct user_event_enabler {
 	struct list_head		mm_link;
+	struct hlist_node		hash_link;
+	struct user_event_mm		*uem;
 	struct user_event		*event;
 	unsigned long			addr;
 	unsigned long			values;
@@ -316,6 +320,17 @@ static DECLARE_DELAYED_WORK(user_event_reap_work, user_event_reap);
 /* Every user_event_mm with enablers, for the tracer fan-out */
 static LIST_HEAD(user_event_mms);
 static DEFINE_SPINLOCK(user_event_mms_lock);
+
+/*
+ * Every linked enabler by process, address and bit: the duplicate check
+ * of a registration must not walk a list of thousands of enablers.
+ * RCU for readers, the spinlock for writers.
+ */
+#define USER_EVENT_ENABLER_HASH_BITS 12
+static DEFINE_HASHTABLE(user_event_enabler_table, USER_EVENT_ENABLER_HASH_BITS);
+static DEFINE_SPINLOCK(user_event_enabler_table_lock);
+
+static struct kmem_cache *user_event_enabler_cache;
 
 static int user_event_create(const char *raw_command);
 static int user_event_show(struct seq_file *m, struct dyn_event *ev);
@@ -1387,7 +1402,7 @@ static void user_event_enabler_free_work(struct work_struct *work)
 			     free_work);
 
 	user_event_put(enabler->event, false);
-	kfree(enabler);
+	kmem_cache_free(user_event_enabler_cache, enabler);
 }
 
 /*
@@ -1399,6 +1414,9 @@ static void user_event_enabler_destroy(struct user_event_enabler *enabler)
 	lockdep_assert_held(&event_mutex);
 
 	list_del_rcu(&enabler->mm_link);
+	spin_lock(&user_event_enabler_table_lock);
+	hash_del_rcu(&enabler->hash_link);
+	spin_unlock(&user_event_enabler_table_lock);
 	INIT_RCU_WORK(&enabler->free_work, user_event_enabler_free_work);
 	queue_rcu_work(system_wq, &enabler->free_work);
 }
@@ -1605,6 +1623,22 @@ static void user_event_update_status(struct user_event *user)
 	WRITE_ONCE(user->status, status);
 }
 
+static unsigned long user_event_enabler_key(struct user_event_mm *uem,
+					    unsigned long addr, int bit)
+{
+	return (unsigned long)uem ^ (addr << 6 | bit);
+}
+
+/* Makes enablers of @uem findable by address and bit; caller holds the lock */
+static void user_event_enabler_hash(struct user_event_enabler *enabler)
+{
+	lockdep_assert_held(&user_event_enabler_table_lock);
+
+	hash_add_rcu(user_event_enabler_table, &enabler->hash_link,
+		     user_event_enabler_key(enabler->uem, enabler->addr,
+					    ENABLE_BIT(enabler)));
+}
+
 static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
 						 gfp_t gfp)
 {
@@ -1635,18 +1669,52 @@ static void user_event_mm_attach(struct user_event_mm *uem,
 	smp_store_release(&mm->user_event_mm, uem);
 }
 
+/* Enablers a fork allocates, or an exit frees, at a time */
+#define USER_EVENT_ENABLER_BATCH 16
+
+/*
+ * Drops @count references of @user, which the caller holds. Only the
+ * last one can be the final put.
+ */
+static void user_event_put_many(struct user_event *user, unsigned int count)
+{
+	if (!count)
+		return;
+
+	if (count > 1)
+		WARN_ON_ONCE(refcount_sub_and_test(count - 1, &user->refcnt));
+
+	user_event_put(user, false);
+}
+
 /* After a grace period: drop the enablers, their events and the mm */
 static void user_event_mm_free_work(struct work_struct *work)
 {
 	struct user_event_mm *uem =
 		container_of(to_rcu_work(work), struct user_event_mm, put_work);
 	struct user_event_enabler *enabler, *next;
+	void *batch[USER_EVENT_ENABLER_BATCH];
+	struct user_event *run_event = NULL;
+	unsigned int run = 0, n = 0;
 
+	/* Exit cost matters too: runs of one event, frees in bulk */
 	list_for_each_entry_safe(enabler, next, &uem->enablers, mm_link) {
-		list_del(&enabler->mm_link);
-		user_event_put(enabler->event, false);
-		kfree(enabler);
+		if (enabler->event != run_event) {
+			user_event_put_many(run_event, run);
+			run_event = enabler->event;
+			run = 0;
+		}
+		run++;
+
+		batch[n++] = enabler;
+		if (n == ARRAY_SIZE(batch)) {
+			kmem_cache_free_bulk(user_event_enabler_cache, n, batch);
+			n = 0;
+		}
 	}
+	user_event_put_many(run_event, run);
+	if (n)
+		kmem_cache_free_bulk(user_event_enabler_cache, n, batch);
 
 	mmdrop(uem->mm);
 	kfree(uem);
@@ -1659,6 +1727,13 @@ static void user_event_mm_free_work(struct work_struct *work)
 void user_events_mm_init(struct mm_struct *mm)
 {
 	mm->user_event_mm = NULL;
+}
+
+/* Takes @count references of @user for the copies of a fork */
+static void user_event_dup_ref(struct user_event *user, unsigned int count)
+{
+	if (count)
+		refcount_add(count, &user->refcnt);
 }
 
 /**
@@ -1674,7 +1749,10 @@ void user_events_mm_init(struct mm_struct *mm)
 void user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 {
 	struct user_event_enabler *enabler, *copy, *next;
+	struct user_event *run_event = NULL;
+	void *batch[USER_EVENT_ENABLER_BATCH];
 	struct user_event_mm *old, *uem;
+	unsigned int run = 0, avail = 0;
 
 	/* Pairs with smp_store_release() in user_event_mm_attach() */
 	old = smp_load_acquire(&oldmm->user_event_mm);
@@ -1694,26 +1772,52 @@ void user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 		if (test_bit(ENABLE_VAL_FREEING_BIT, ENABLE_BITOPS(enabler)))
 			continue;
 
-		copy = kzalloc(sizeof(*copy),
-			       GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
-		if (!copy)
-			goto fail;
+		/* Fork cost matters: allocate in bulk, not one by one */
+		if (!avail) {
+			avail = kmem_cache_alloc_bulk(user_event_enabler_cache,
+						      GFP_NOWAIT | __GFP_NOWARN,
+						      ARRAY_SIZE(batch), batch);
+			if (!avail)
+				goto fail;
+		}
+		copy = batch[--avail];
 
+		/*
+		 * The parent's enablers keep their events alive meanwhile:
+		 * the references of a run of copies are taken at once.
+		 */
+		if (enabler->event != run_event) {
+			user_event_dup_ref(run_event, run);
+			run_event = enabler->event;
+			run = 0;
+		}
+		run++;
+
+		copy->uem = uem;
 		copy->event = enabler->event;
 		copy->addr = enabler->addr;
 		copy->values = READ_ONCE(enabler->values) & ENABLE_VAL_DUP_MASK;
-		user_event_get(copy->event);
 		list_add_tail(&copy->mm_link, &uem->enablers);
 	}
+	user_event_dup_ref(run_event, run);
 	rcu_read_unlock();
+
+	if (avail)
+		kmem_cache_free_bulk(user_event_enabler_cache, avail, batch);
+
+	spin_lock(&user_event_enabler_table_lock);
+	list_for_each_entry(copy, &uem->enablers, mm_link)
+		user_event_enabler_hash(copy);
+	spin_unlock(&user_event_enabler_table_lock);
 
 	user_event_mm_attach(uem, mm);
 	return;
 fail:
+	user_event_dup_ref(run_event, run);
 	rcu_read_unlock();
 	list_for_each_entry_safe(copy, next, &uem->enablers, mm_link) {
 		user_event_put(copy->event, false);
-		kfree(copy);
+		kmem_cache_free(user_event_enabler_cache, copy);
 	}
 	mmdrop(mm);
 	kfree(uem);
@@ -1732,6 +1836,7 @@ fail:
 void user_events_mm_release(struct mm_struct *mm)
 {
 	struct user_event_mm *uem = mm->user_event_mm;
+	struct user_event_enabler *enabler;
 	unsigned long flags;
 
 	if (!uem)
@@ -1742,6 +1847,12 @@ void user_events_mm_release(struct mm_struct *mm)
 	spin_lock_irqsave(&user_event_mms_lock, flags);
 	list_del_rcu(&uem->mms_link);
 	spin_unlock_irqrestore(&user_event_mms_lock, flags);
+
+	/* Nobody adds or destroys enablers of an mm without users */
+	spin_lock(&user_event_enabler_table_lock);
+	list_for_each_entry(enabler, &uem->enablers, mm_link)
+		hash_del_rcu(&enabler->hash_link);
+	spin_unlock(&user_event_enabler_table_lock);
 
 	INIT_RCU_WORK(&uem->put_work, user_event_mm_free_work);
 	queue_rcu_work(system_wq, &uem->put_work);
@@ -1771,12 +1882,15 @@ static struct user_event_mm *user_event_mm_get_current(void)
 static bool user_event_mm_has_bit(struct user_event_mm *uem,
 				  unsigned long addr, int bit)
 {
+	unsigned long key = user_event_enabler_key(uem, addr, bit);
 	struct user_event_enabler *enabler;
 	bool found = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(enabler, &uem->enablers, mm_link) {
-		if (enabler->addr == addr && ENABLE_BIT(enabler) == bit &&
+	hash_for_each_possible_rcu(user_event_enabler_table, enabler,
+				   hash_link, key) {
+		if (enabler->uem == uem && enabler->addr == addr &&
+		    ENABLE_BIT(enabler) == bit &&
 		    !test_bit(ENABLE_VAL_FREEING_BIT, ENABLE_BITOPS(enabler))) {
 			found = true;
 			break;
@@ -1833,10 +1947,11 @@ static int user_event_enabler_create(struct user_reg *reg,
 	int attempt = 0;
 	int ret;
 
-	enabler = kzalloc(sizeof(*enabler), GFP_KERNEL_ACCOUNT);
+	enabler = kmem_cache_zalloc(user_event_enabler_cache, GFP_KERNEL);
 	if (!enabler)
 		return -ENOMEM;
 
+	enabler->uem = uem;
 	enabler->event = user;
 	enabler->addr = (unsigned long)reg->enable_addr;
 	enabler->values = reg->enable_bit;
@@ -1855,15 +1970,19 @@ static int user_event_enabler_create(struct user_reg *reg,
 		mmap_read_lock(mm);
 		ret = user_event_enabler_write(uem, enabler, false, NULL);
 		mmap_read_unlock(mm);
-		if (!ret)
+		if (!ret) {
 			list_add_rcu(&enabler->mm_link, &uem->enablers);
+			spin_lock(&user_event_enabler_table_lock);
+			user_event_enabler_hash(enabler);
+			spin_unlock(&user_event_enabler_table_lock);
+		}
 		mutex_unlock(&event_mutex);
 
 		if (!ret)
 			return 0;
 
 		if (user_event_mm_fault_in(mm, fault_addr, ++attempt)) {
-			kfree(enabler);
+			kmem_cache_free(user_event_enabler_cache, enabler);
 			return -EFAULT;
 		}
 	}
@@ -2383,7 +2502,8 @@ static long user_events_ioctl_reg(struct user_event_file_info *info,
 	if (ret)
 		return ret;
 
-	idx = user_events_ref_find(info, user);
+	/* A new event is in no fd yet: spare the walk of this fd's events */
+	idx = created ? -ENOENT : user_events_ref_find(info, user);
 	if (idx < 0) {
 		ret = user_events_ref_reserve(info);
 		if (ret < 0)
@@ -2483,11 +2603,11 @@ static long user_unreg_get(struct user_unreg __user *ureg,
 /* DIAG_IOCSUNREG: stop updating a bit and clear it; reg_mutex held */
 static long user_events_ioctl_unreg(struct user_unreg __user *ureg)
 {
-	struct user_event_enabler *enabler, *next;
+	struct user_event_enabler *enabler;
 	struct user_unreg reg = {};
 	struct user_event_mm *uem;
 	bool found = false, compat = false;
-	unsigned long *values;
+	unsigned long *values, key;
 	long ret;
 
 	ret = user_unreg_get(ureg, &reg);
@@ -2498,11 +2618,15 @@ static long user_events_ioctl_unreg(struct user_unreg __user *ureg)
 	if (!uem)
 		return -ENOENT;
 
+	key = user_event_enabler_key(uem, reg.disable_addr, reg.disable_bit);
 	mutex_lock(&event_mutex);
-	list_for_each_entry_safe(enabler, next, &uem->enablers, mm_link) {
+	/* RCU: other processes change the table meanwhile */
+	rcu_read_lock();
+	hash_for_each_possible_rcu(user_event_enabler_table, enabler,
+				   hash_link, key) {
 		values = ENABLE_BITOPS(enabler);
 
-		if (enabler->addr != reg.disable_addr ||
+		if (enabler->uem != uem || enabler->addr != reg.disable_addr ||
 		    ENABLE_BIT(enabler) != reg.disable_bit ||
 		    test_bit(ENABLE_VAL_FREEING_BIT, values))
 			continue;
@@ -2515,6 +2639,7 @@ static long user_events_ioctl_unreg(struct user_unreg __user *ureg)
 		if (!test_bit(ENABLE_VAL_FAULTING_BIT, values))
 			user_event_enabler_destroy(enabler);
 	}
+	rcu_read_unlock();
 	mutex_unlock(&event_mutex);
 
 	if (!found)
@@ -2853,6 +2978,9 @@ static int __init trace_events_user_init(void)
 	int ret;
 
 	hash_init(init_group.register_table);
+
+	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT |
+					      SLAB_PANIC);
 
 	ret = tracing_init_dentry();
 	if (ret)
