@@ -13,7 +13,7 @@ PKGS=(qemu-system-x86 linux-source-6.1 build-essential flex bison bc
 for extra in "$@"; do
 	case $extra in
 	docs) PKGS+=(python3-sphinx python3-sphinx-rtd-theme) ;;
-	bench) PKGS+=(gnuplot-nox) ;;
+	bench) PKGS+=(gnuplot-nox python3) ;;
 	*) echo "[harness] deps.sh: unknown group '$extra'" >&2; exit 2 ;;
 	esac
 done

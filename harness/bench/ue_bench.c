@@ -1,0 +1,1024 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events benchmarks, run as root inside the guest by "make bench".
+ *
+ *   ue_bench [-r REPS] [-t MS] SECTION...
+ *
+ * SECTION: write disabled fanout reg tput fork (or "all"); prof_ue and
+ * prof_raw only loop on 32 B writes for 2 s each, to profile the write
+ * path with perf in "make shell".  Every result is one line on stdout:
+ *
+ *   row KEY UNIT V1 V2 ... VREPS
+ *
+ * one value per repetition; harness/bench/report.py turns them into the
+ * table, the JSON and the chart.  Lines starting with '#' are notes.
+ * Any unexpected error ends the section with "error SECTION: why" on
+ * stdout and exit status 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <linux/user_events.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TRACEFS "/sys/kernel/tracing"
+#define DATA_FILE TRACEFS "/user_events_data"
+#define STATUS_FILE TRACEFS "/user_events_status"
+#define MAX_PAYLOAD 2048
+#define MAX_REPS 32
+
+static int reps = 5;		/* repetitions per row */
+static int slice_ms = 200;	/* length of one timed repetition */
+static const char *section = "?";
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("error %s: ", section);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	if (errno)
+		printf(" (%s)", strerror(errno));
+	printf("\n");
+	fflush(stdout);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void row(const char *key, const char *unit, const double *v, int n)
+{
+	int i;
+
+	printf("row %s %s", key, unit);
+	for (i = 0; i < n; i++)
+		printf(" %.6g", v[i]);
+	printf("\n");
+	fflush(stdout);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of n values; sorts them */
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		die("write '%s' to %s", s, path);
+	close(fd);
+}
+
+static int read_int(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) < 0)
+		die("read %s", path);
+	close(fd);
+	return atoi(buf);
+}
+
+static int open_data(void)
+{
+	int fd = open(DATA_FILE, O_RDWR);
+
+	if (fd < 0)
+		die("open " DATA_FILE);
+	return fd;
+}
+
+/* DIAG_IOCSREG of @cmd with bit @bit of the 32-bit word at @word */
+static int reg_event(int fd, const char *cmd, uint32_t *word, int bit,
+		     uint32_t *index)
+{
+	struct user_reg reg = {
+		.size = sizeof(reg),
+		.enable_bit = bit,
+		.enable_size = 4,
+		.enable_addr = (uintptr_t)word,
+		.name_args = (uintptr_t)cmd,
+	};
+
+	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0)
+		return -errno;
+	if (index)
+		*index = reg.write_index;
+	return 0;
+}
+
+static void unreg_event(int fd, uint32_t *word, int bit)
+{
+	struct user_unreg unreg = {
+		.size = sizeof(unreg),
+		.disable_bit = bit,
+		.disable_addr = (uintptr_t)word,
+	};
+
+	if (ioctl(fd, DIAG_IOCSUNREG, &unreg) < 0)
+		die("DIAG_IOCSUNREG");
+}
+
+static void event_path(char *buf, size_t len, const char *name,
+		       const char *file)
+{
+	snprintf(buf, len, TRACEFS "/events/user_events/%s/%s", name, file);
+}
+
+static void ftrace_enable(const char *name, bool on)
+{
+	char path[256];
+
+	event_path(path, sizeof(path), name, "enable");
+	write_str(path, on ? "1" : "0");
+}
+
+/* "Active: N" of user_events_status: the number of user events */
+static int active_events(void)
+{
+	static char buf[1 << 20];
+	ssize_t n, len = 0;
+	char *p;
+	int fd;
+
+	fd = open(STATUS_FILE, O_RDONLY);
+	if (fd < 0)
+		die("open " STATUS_FILE);
+	/* Only the tail matters; keep the last chunk */
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		len += n;
+		if (len > (ssize_t)sizeof(buf) / 2) {
+			memmove(buf, buf + len - 4096, 4096);
+			len = 4096;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	p = strstr(buf, "Active: ");
+	return p ? atoi(p + 8) : -1;
+}
+
+/* Waits until at most @n user events exist (auto-delete is deferred) */
+static void wait_events(int n)
+{
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		if (active_events() <= n)
+			return;
+		usleep(100000);
+	}
+	die("user events not deleted after 60 s (want <= %d, have %d)", n,
+	    active_events());
+}
+
+/* Slab: line of /proc/meminfo, in bytes */
+static long slab_bytes(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		die("open /proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+static void pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity(%d)", cpu);
+}
+
+static void wait_child(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid");
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		exit(1);	/* the child printed its error */
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. Enabled write cost: user event (ftrace, perf) vs trace_marker_raw */
+/* ------------------------------------------------------------------ */
+
+static unsigned char payload[4 + MAX_PAYLOAD];
+
+/* Runs @op for slice_ms; returns ns per call */
+#define TIMED_LOOP(op)							\
+({									\
+	uint64_t _t0 = now_ns(), _end = _t0 + slice_ms * 1000000ull, _t;\
+	unsigned long _n = 0;						\
+	int _k;								\
+	do {								\
+		for (_k = 0; _k < 64; _k++)				\
+			op;						\
+		_n += 64;						\
+		_t = now_ns();						\
+	} while (_t < _end);						\
+	(double)(_t - _t0) / _n;					\
+})
+
+struct perf_ring {
+	int fd;
+	struct perf_event_mmap_page *page;
+	size_t len;
+};
+
+/*
+ * perf attached to the event: one sampling event per process (pid 0,
+ * any CPU) with every record written to a 64-page ring buffer, which
+ * the loop drains by moving data_tail up to data_head after each write,
+ * so that no record is lost.
+ */
+static void perf_attach(struct perf_ring *pr, int id)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.wakeup_events = 1 << 30,
+	};
+
+	pr->fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	if (pr->fd < 0)
+		die("perf_event_open(tracepoint %d)", id);
+	pr->len = 65 * 4096;
+	pr->page = mmap(NULL, pr->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			pr->fd, 0);
+	if (pr->page == MAP_FAILED)
+		die("mmap perf ring");
+}
+
+static void perf_detach(struct perf_ring *pr)
+{
+	munmap(pr->page, pr->len);
+	close(pr->fd);
+}
+
+static inline void perf_drain(struct perf_ring *pr)
+{
+	uint64_t head = __atomic_load_n(&pr->page->data_head,
+					 __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&pr->page->data_tail, head, __ATOMIC_RELEASE);
+}
+
+static void ue_write(int fd, struct iovec *iov, size_t want)
+{
+	if (writev(fd, iov, 2) != (ssize_t)want)
+		die("writev of %zu bytes to the user event", want);
+}
+
+/* trace_marker_raw keeps at most TRACE_BUF_SIZE (1 KiB) of a write */
+/* The same record with write(): the index in front of the payload */
+static void ue_write1(int fd, size_t want)
+{
+	if (write(fd, payload, want) != (ssize_t)want)
+		die("write of %zu bytes to the user event", want);
+}
+
+static void raw_write(int fd, size_t want)
+{
+	ssize_t n = write(fd, payload, want);
+
+	if (n != (ssize_t)want && !(want > 1024 && n == 1024))
+		die("write of %zu bytes to trace_marker_raw gave %zd", want, n);
+}
+
+static void bench_write(void)
+{
+	static const int sizes[] = { 4, 32, 256, 2048 };
+	double ue[MAX_REPS], raw[MAX_REPS], perf[MAX_REPS], ue1[MAX_REPS];
+	uint32_t enabled = 0, index;
+	struct perf_ring pr;
+	struct iovec iov[2];
+	char key[64];
+	int fd, rawfd, id, s, r;
+
+	pin_cpu(0);
+	fd = open_data();
+	if (reg_event(fd, "ue_bench_w u32 v", &enabled, 0, &index))
+		die("register ue_bench_w");
+	rawfd = open(TRACEFS "/trace_marker_raw", O_WRONLY);
+	if (rawfd < 0)
+		die("open trace_marker_raw");
+	memset(payload, 0x5a, sizeof(payload));
+	memset(payload, 0, 4);		/* trace_marker_raw id 0 */
+	iov[0].iov_base = &index;
+	iov[0].iov_len = sizeof(index);
+	iov[1].iov_base = payload + 4;
+
+	write_str(TRACEFS "/trace", "");
+	ftrace_enable("ue_bench_w", true);
+	if (!(enabled & 1))
+		die("enable bit not set by ftrace");
+	for (s = 0; s < 4; s++) {
+		iov[1].iov_len = sizes[s];
+		/* Alternate, so that noise hits both sides alike */
+		for (r = 0; r < reps; r++) {
+			ue[r] = TIMED_LOOP(ue_write(fd, iov, 4 + sizes[s]));
+			memcpy(payload, &index, 4);
+			ue1[r] = TIMED_LOOP(ue_write1(fd, 4 + sizes[s]));
+			memset(payload, 0, 4);	/* trace_marker_raw id 0 */
+			raw[r] = TIMED_LOOP(raw_write(rawfd, 4 + sizes[s]));
+		}
+		snprintf(key, sizeof(key), "write_ftrace_%d", sizes[s]);
+		row(key, "ns", ue, reps);
+		snprintf(key, sizeof(key), "write1_ftrace_%d", sizes[s]);
+		row(key, "ns", ue1, reps);
+		snprintf(key, sizeof(key), "write_raw_%d", sizes[s]);
+		row(key, "ns", raw, reps);
+	}
+	ftrace_enable("ue_bench_w", false);
+	write_str(TRACEFS "/trace", "");
+	if (enabled & 1)
+		die("enable bit still set after ftrace detached");
+
+	{
+		char path[256];
+
+		event_path(path, sizeof(path), "ue_bench_w", "id");
+		id = read_int(path);
+	}
+	perf_attach(&pr, id);
+	if (!(enabled & 1))
+		die("enable bit not set by perf");
+	for (s = 0; s < 4; s++) {
+		iov[1].iov_len = sizes[s];
+		for (r = 0; r < reps; r++)
+			perf[r] = TIMED_LOOP((ue_write(fd, iov, 4 + sizes[s]),
+					      perf_drain(&pr)));
+		snprintf(key, sizeof(key), "write_perf_%d", sizes[s]);
+		row(key, "ns", perf, reps);
+	}
+	if (pr.page->data_head == 0)
+		die("perf recorded nothing");
+	perf_detach(&pr);
+	close(rawfd);
+	close(fd);
+}
+
+/* For profiling (not in "all"): 32 B writes for 10 slices, ftrace on */
+static void prof_write(bool raw)
+{
+	uint32_t enabled = 0, index;
+	struct iovec iov[2];
+	int fd, rawfd;
+
+	pin_cpu(0);
+	fd = open_data();
+	if (reg_event(fd, "ue_bench_w u32 v", &enabled, 0, &index))
+		die("register ue_bench_w");
+	rawfd = open(TRACEFS "/trace_marker_raw", O_WRONLY);
+	if (rawfd < 0)
+		die("open trace_marker_raw");
+	iov[0].iov_base = &index;
+	iov[0].iov_len = sizeof(index);
+	iov[1].iov_base = payload + 4;
+	iov[1].iov_len = 32;
+	memset(payload, 0, sizeof(payload));
+	ftrace_enable("ue_bench_w", true);
+	printf("# %s: %.1f ns\n", raw ? "raw" : "ue", raw ?
+	       TIMED_LOOP(raw_write(rawfd, 36)) :
+	       TIMED_LOOP(ue_write(fd, iov, 36)));
+	ftrace_enable("ue_bench_w", false);
+}
+
+static void prof_ue(void)
+{
+	slice_ms *= 10;
+	prof_write(false);
+}
+
+static void prof_raw(void)
+{
+	slice_ms *= 10;
+	prof_write(true);
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. Disabled path: check the bit and skip, vs an empty loop           */
+/* ------------------------------------------------------------------ */
+
+static int dis_fd;
+static struct iovec dis_iov[2];
+
+static __attribute__((noinline)) void dis_emit(void)
+{
+	if (writev(dis_fd, dis_iov, 2) < 0)
+		die("writev");
+}
+
+/* The "+r" keeps the counter alive: the compiler cannot drop the loop */
+static __attribute__((noinline)) void loop_empty(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		asm volatile("" : "+r"(i));
+}
+
+static __attribute__((noinline)) void loop_check(unsigned long n,
+						 const uint32_t *word)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		/* What a tracepoint macro does: one relaxed load and a test */
+		if (__builtin_expect(__atomic_load_n(word, __ATOMIC_RELAXED) &
+				     1, 0))
+			dis_emit();
+		asm volatile("" : "+r"(i));
+	}
+}
+
+static void bench_disabled(void)
+{
+	double chk[MAX_REPS], emp[MAX_REPS];
+	const unsigned long n = 20000000;
+	uint32_t enabled = 0, index;
+	uint64_t t0;
+	int r;
+
+	pin_cpu(0);
+	dis_fd = open_data();
+	if (reg_event(dis_fd, "ue_bench_d u32 v", &enabled, 0, &index))
+		die("register ue_bench_d");
+	dis_iov[0].iov_base = &index;
+	dis_iov[0].iov_len = sizeof(index);
+	dis_iov[1].iov_base = payload;
+	dis_iov[1].iov_len = 4;
+	for (r = 0; r < reps; r++) {
+		t0 = now_ns();
+		loop_check(n, &enabled);
+		chk[r] = (double)(now_ns() - t0) / n;
+		t0 = now_ns();
+		loop_empty(n);
+		emp[r] = (double)(now_ns() - t0) / n;
+	}
+	row("disabled_check", "ns", chk, reps);
+	row("disabled_empty", "ns", emp, reps);
+	close(dis_fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. Fan-out: enable with N processes registered                      */
+/* ------------------------------------------------------------------ */
+
+/* A process that registers its own bit, reports ready, waits for EOF */
+static void fanout_child(int ready, int go, int i)
+{
+	static uint32_t word;
+	char c = 'r';
+	int fd = open_data();
+
+	if (reg_event(fd, "ue_bench_f u32 v", &word, i % 32, NULL))
+		die("child %d: register ue_bench_f", i);
+	if (write(ready, &c, 1) != 1)
+		die("child %d: ready", i);
+	while (read(go, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+static void bench_fanout(void)
+{
+	static const int counts[] = { 1, 10, 100, 1000 };
+	double on[MAX_REPS], off[MAX_REPS];
+	pid_t *pids = calloc(1000, sizeof(*pids));
+	int ready[2], go[2], efd, kfd, c, i, r;
+	char path[256], key[64], buf[256];
+	uint32_t keep_word = 0;
+	uint64_t t0;
+
+	/*
+	 * The first enabled event of the system also starts the recording of
+	 * comm names (probes on sched_switch, code patching): keep another
+	 * event enabled, so that each enable times the fan-out itself.
+	 */
+	kfd = open_data();
+	if (reg_event(kfd, "ue_bench_keep u32 v", &keep_word, 0, NULL))
+		die("register ue_bench_keep");
+	ftrace_enable("ue_bench_keep", true);
+
+	for (c = 0; c < 4; c++) {
+		int n = counts[c], got = 0;
+
+		if (pipe(ready) || pipe(go))
+			die("pipe");
+		for (i = 0; i < n; i++) {
+			pids[i] = fork();
+			if (pids[i] < 0)
+				die("fork %d", i);
+			if (!pids[i]) {
+				close(ready[0]);
+				close(go[1]);
+				fanout_child(ready[1], go[0], i);
+			}
+		}
+		close(ready[1]);
+		close(go[0]);
+		while (got < n) {
+			ssize_t k = read(ready[0], buf, sizeof(buf));
+
+			if (k <= 0)
+				die("children not ready (%d of %d)", got, n);
+			got += k;
+		}
+
+		event_path(path, sizeof(path), "ue_bench_f", "enable");
+		efd = open(path, O_WRONLY);
+		if (efd < 0)
+			die("open %s", path);
+		for (r = 0; r < reps; r++) {
+			t0 = now_ns();
+			if (write(efd, "1", 1) != 1)
+				die("enable");
+			on[r] = (now_ns() - t0) / 1000.0;
+			t0 = now_ns();
+			if (write(efd, "0", 1) != 1)
+				die("disable");
+			off[r] = (now_ns() - t0) / 1000.0;
+			/*
+			 * Re-adding a probe within a grace period of removing
+			 * the last one waits for RCU in the tracepoint core:
+			 * a cost of quick toggling, not of the fan-out.
+			 */
+			usleep(100000);
+		}
+		close(efd);
+		snprintf(key, sizeof(key), "fanout_enable_%d", n);
+		row(key, "us", on, reps);
+		snprintf(key, sizeof(key), "fanout_disable_%d", n);
+		row(key, "us", off, reps);
+
+		close(go[1]);
+		close(ready[0]);
+		for (i = 0; i < n; i++)
+			wait_child(pids[i]);
+	}
+	ftrace_enable("ue_bench_keep", false);
+	unreg_event(kfd, &keep_word, 0);
+	close(kfd);
+	free(pids);
+}
+
+/* ------------------------------------------------------------------ */
+/* 4. Registration scaling, and 7. slab bytes per event and enabler     */
+/* ------------------------------------------------------------------ */
+
+#define REG_N 10000
+#define REG_WIN 21	/* registrations around the one of interest */
+
+/* Median of the REG_WIN times centred on registration @nth (1-based) */
+static double window_median(const double *t, int nth)
+{
+	double w[REG_WIN];
+	int first = nth - 1 - REG_WIN / 2, i;
+
+	if (first + REG_WIN > REG_N)
+		first = REG_N - REG_WIN;
+	for (i = 0; i < REG_WIN; i++)
+		w[i] = t[first + i];
+	return median(w, REG_WIN);
+}
+
+/*
+ * In a child process, so that its exit cleans up: REG_N registrations on
+ * one fd, each timed, either of REG_N distinct events or of one event at
+ * REG_N addresses.  Writes "t100 t10000 slab_delta" to @out.
+ */
+static void reg_child(int out, int rep, bool distinct)
+{
+	static uint32_t words[REG_N / 32 + 1];
+	static double t[REG_N];
+	char cmd[64], res[128];
+	long slab0, slab1;
+	uint64_t t0;
+	int fd, i, ret;
+
+	fd = open_data();
+	slab0 = slab_bytes();
+	for (i = 0; i < REG_N; i++) {
+		if (distinct)
+			snprintf(cmd, sizeof(cmd), "ue_br%d_%d u32 v", rep, i);
+		else
+			snprintf(cmd, sizeof(cmd), "ue_bs%d u32 v", rep);
+		t0 = now_ns();
+		ret = reg_event(fd, cmd, &words[i / 32], i % 32, NULL);
+		t[i] = (now_ns() - t0) / 1000.0;
+		if (ret) {
+			errno = -ret;
+			die("registration %d (%s)", i + 1, cmd);
+		}
+	}
+	/* Let deferred frees of the registration path settle */
+	usleep(300000);
+	slab1 = slab_bytes();
+	snprintf(res, sizeof(res), "%.6g %.6g %ld\n", window_median(t, 100),
+		 window_median(t, REG_N), slab1 - slab0);
+	if (write(out, res, strlen(res)) != (ssize_t)strlen(res))
+		die("pipe");
+	_exit(0);
+}
+
+static void bench_reg(void)
+{
+	double t100[2][MAX_REPS], t10k[2][MAX_REPS], mem[2][MAX_REPS];
+	double ratio[2][MAX_REPS];
+	int base = active_events(), d, r;
+
+	for (r = 0; r < reps; r++) {
+		for (d = 0; d < 2; d++) {
+			char buf[128] = "";
+			int p[2];
+			long delta;
+			pid_t pid;
+
+			wait_events(base);
+			usleep(200000);
+			if (pipe(p))
+				die("pipe");
+			pid = fork();
+			if (pid < 0)
+				die("fork");
+			if (!pid) {
+				close(p[0]);
+				reg_child(p[1], r, d == 0);
+			}
+			close(p[1]);
+			if (read(p[0], buf, sizeof(buf) - 1) <= 0 ||
+			    sscanf(buf, "%lf %lf %ld", &t100[d][r], &t10k[d][r],
+				   &delta) != 3) {
+				wait_child(pid);
+				die("no result from the registration child");
+			}
+			close(p[0]);
+			wait_child(pid);
+			mem[d][r] = (double)delta / REG_N;
+			ratio[d][r] = t10k[d][r] / t100[d][r];
+		}
+	}
+	row("reg_distinct_100", "us", t100[0], reps);
+	row("reg_distinct_10000", "us", t10k[0], reps);
+	row("reg_distinct_ratio", "x", ratio[0], reps);
+	row("reg_sameevent_100", "us", t100[1], reps);
+	row("reg_sameevent_10000", "us", t10k[1], reps);
+	row("reg_sameevent_ratio", "x", ratio[1], reps);
+	/* An event registration also creates one enabler and one fd slot */
+	for (r = 0; r < reps; r++)
+		mem[0][r] -= mem[1][r];
+	row("slab_per_event", "B", mem[0], reps);
+	row("slab_per_enabler", "B", mem[1], reps);
+	wait_events(base);
+}
+
+/* ------------------------------------------------------------------ */
+/* 5. Write throughput with 1 and 2 writer CPUs                        */
+/* ------------------------------------------------------------------ */
+
+struct writer {
+	pthread_t thread;
+	int cpu;
+	bool control;	/* getppid() instead of writev(): the host's scaling */
+	unsigned long count;
+	uint32_t word;
+};
+
+static volatile int tput_state;	/* 0 wait, 1 run, 2 stop */
+static pthread_barrier_t tput_barrier;
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	struct iovec iov[2];
+	uint32_t index, v = 1;
+	unsigned long n = 0;
+	int fd;
+
+	pin_cpu(w->cpu);
+	/* Its own fd: a shared file's refcount would bounce between CPUs */
+	fd = open_data();
+	if (reg_event(fd, "ue_bench_t u32 v", &w->word, 0, &index))
+		die("register ue_bench_t");
+	iov[0].iov_base = &index;
+	iov[0].iov_len = sizeof(index);
+	iov[1].iov_base = &v;
+	iov[1].iov_len = sizeof(v);
+	pthread_barrier_wait(&tput_barrier);
+	while (tput_state == 0)
+		;
+	while (tput_state == 1) {
+		if (w->control)
+			syscall(SYS_getppid);
+		else if (writev(fd, iov, 2) != 8)
+			die("writev");
+		n++;
+	}
+	w->count = n;
+	unreg_event(fd, &w->word, 0);
+	close(fd);
+	return NULL;
+}
+
+static double tput_run(int nthreads, bool control)
+{
+	struct writer w[2] = {};
+	unsigned long total = 0;
+	uint64_t t0, t1;
+	int i;
+
+	w[0].control = w[1].control = control;
+	tput_state = 0;
+	pthread_barrier_init(&tput_barrier, NULL, nthreads + 1);
+	for (i = 0; i < nthreads; i++) {
+		w[i].cpu = i;
+		if (pthread_create(&w[i].thread, NULL, writer_main, &w[i]))
+			die("pthread_create");
+	}
+	pthread_barrier_wait(&tput_barrier);
+	t0 = now_ns();
+	tput_state = 1;
+	usleep(slice_ms * 2500);
+	tput_state = 2;
+	t1 = now_ns();
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(w[i].thread, NULL);
+		total += w[i].count;
+	}
+	pthread_barrier_destroy(&tput_barrier);
+	return total * 1e9 / (t1 - t0);
+}
+
+static void bench_tput(void)
+{
+	double one[MAX_REPS], two[MAX_REPS], ratio[MAX_REPS];
+	double cone[MAX_REPS], ctwo[MAX_REPS], cratio[MAX_REPS];
+	uint32_t word;
+	int fd, r;
+
+	/* Keeps the event alive between the runs */
+	fd = open_data();
+	if (reg_event(fd, "ue_bench_t u32 v", &word, 0, NULL))
+		die("register ue_bench_t");
+	write_str(TRACEFS "/trace", "");
+	ftrace_enable("ue_bench_t", true);
+	for (r = 0; r < reps; r++) {
+		one[r] = tput_run(1, false);
+		two[r] = tput_run(2, false);
+		ratio[r] = two[r] / one[r];
+		cone[r] = tput_run(1, true);
+		ctwo[r] = tput_run(2, true);
+		cratio[r] = ctwo[r] / cone[r];
+	}
+	ftrace_enable("ue_bench_t", false);
+	write_str(TRACEFS "/trace", "");
+	row("tput_1cpu", "ev/s", one, reps);
+	row("tput_2cpu", "ev/s", two, reps);
+	row("tput_ratio", "x", ratio, reps);
+	row("tput_ctl_1cpu", "ev/s", cone, reps);
+	row("tput_ctl_2cpu", "ev/s", ctwo, reps);
+	row("tput_ctl_ratio", "x", cratio, reps);
+	close(fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* 6. fork cost with 0 and 1000 enablers                               */
+/* ------------------------------------------------------------------ */
+
+#define FORKS 100
+
+/*
+ * In a child: register @n enablers, then for each byte read from @cmd
+ * time FORKS forks and write their median to @out.
+ */
+static void fork_child(int cmd, int out, int n)
+{
+	static uint32_t words[1000 / 32 + 1];
+	int fd = open_data(), i, len;
+	double t[FORKS];
+	char res[64], c;
+	uint64_t t0;
+	pid_t pid;
+
+	pin_cpu(0);
+	for (i = 0; i < n; i++)
+		if (reg_event(fd, "ue_bench_k u32 v", &words[i / 32], i % 32,
+			      NULL))
+			die("register enabler %d", i);
+	while (read(cmd, &c, 1) == 1) {
+		for (i = 0; i < FORKS; i++) {
+			t0 = now_ns();
+			pid = fork();
+			if (!pid)
+				_exit(0);
+			t[i] = (now_ns() - t0) / 1000.0;
+			if (pid < 0)
+				die("fork");
+			waitpid(pid, NULL, 0);
+		}
+		len = snprintf(res, sizeof(res), "%.6g\n", median(t, FORKS));
+		if (write(out, res, len) != len)
+			die("pipe");
+	}
+	_exit(0);
+}
+
+/*
+ * Two processes, with 0 and with 1000 enablers, take turns rep by rep:
+ * load from elsewhere on the host hits both alike.
+ */
+static void bench_fork(void)
+{
+	static const int counts[] = { 0, 1000 };
+	double v[2][MAX_REPS], ratio[MAX_REPS];
+	int cmd[2][2], out[2][2], c, r;
+	char buf[64], key[64];
+	pid_t pid[2];
+	ssize_t k;
+
+	for (c = 0; c < 2; c++) {
+		if (pipe(cmd[c]) || pipe(out[c]))
+			die("pipe");
+		pid[c] = fork();
+		if (pid[c] < 0)
+			die("fork");
+		if (!pid[c]) {
+			close(cmd[c][1]);
+			close(out[c][0]);
+			/* Or the first child would never see EOF */
+			if (c) {
+				close(cmd[0][1]);
+				close(out[0][0]);
+			}
+			fork_child(cmd[c][0], out[c][1], counts[c]);
+		}
+		close(cmd[c][0]);
+		close(out[c][1]);
+	}
+	for (r = 0; r < reps; r++) {
+		for (c = 0; c < 2; c++) {
+			if (write(cmd[c][1], "f", 1) != 1)
+				die("pipe");
+			k = read(out[c][0], buf, sizeof(buf) - 1);
+			if (k <= 0) {
+				wait_child(pid[c]);
+				die("no result from the fork child");
+			}
+			buf[k] = '\0';
+			v[c][r] = strtod(buf, NULL);
+		}
+		ratio[r] = v[1][r] / v[0][r];
+	}
+	for (c = 0; c < 2; c++) {
+		close(cmd[c][1]);
+		close(out[c][0]);
+	}
+	for (c = 0; c < 2; c++) {
+		wait_child(pid[c]);
+		snprintf(key, sizeof(key), "fork_%d", counts[c]);
+		row(key, "us", v[c], reps);
+	}
+	row("fork_ratio", "x", ratio, reps);
+}
+
+/* ------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} sections[] = {
+	{ "write", bench_write },
+	{ "disabled", bench_disabled },
+	{ "fanout", bench_fanout },
+	{ "reg", bench_reg },
+	{ "tput", bench_tput },
+	{ "fork", bench_fork },
+	{ "prof_ue", prof_ue },		/* from here on: not in "all" */
+	{ "prof_raw", prof_raw },
+};
+
+#define NR_ALL 6
+
+#define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
+
+/* Each section in a child: a failure is contained, and leaves no state */
+static int run_section(int s)
+{
+	uint64_t t0 = now_ns();
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		section = sections[s].name;
+		errno = 0;
+		sections[s].fn();
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid");
+	printf("# section %s: %.1f s\n", sections[s].name,
+	       (now_ns() - t0) / 1e9);
+	fflush(stdout);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("error %s: exited with status 0x%x\n", sections[s].name,
+		       st);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int opt, i, s, bad = 0;
+
+	while ((opt = getopt(argc, argv, "r:t:")) != -1) {
+		switch (opt) {
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 't':
+			slice_ms = atoi(optarg);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (reps < 1 || reps > MAX_REPS || slice_ms < 1 || optind >= argc)
+		goto usage;
+
+	printf("# reps %d, slice %d ms, %ld CPUs\n", reps, slice_ms,
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	for (i = optind; i < argc; i++) {
+		bool all = !strcmp(argv[i], "all"), found = all;
+
+		for (s = 0; s < (int)NR_SECTIONS; s++) {
+			if ((all && s < NR_ALL) ||
+			    !strcmp(argv[i], sections[s].name)) {
+				found = true;
+				bad |= run_section(s);
+			}
+		}
+		if (!found)
+			goto usage;
+	}
+	return bad;
+usage:
+	fprintf(stderr, "usage: %s [-r REPS] [-t MS] write|disabled|fanout|reg|tput|fork|all...\n",
+		argv[0]);
+	return 2;
+}
