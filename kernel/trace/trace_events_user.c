@@ -998,10 +998,12 @@ static void user_event_reap(struct work_struct *work)
 
 static void user_event_update_status(struct user_event *user);
 static void user_event_enabler_update(struct user_event *user);
-static void user_event_ftrace(struct user_event *user, struct iov_iter *i,
-			      void *tpdata, bool *faulted);
-static void user_event_perf(struct user_event *user, struct iov_iter *i,
-			    void *tpdata, bool *faulted);
+static void user_event_ftrace(struct user_event *user,
+			      const struct iov_iter *i, void *tpdata,
+			      unsigned int *outcome);
+static void user_event_perf(struct user_event *user,
+			    const struct iov_iter *i, void *tpdata,
+			    unsigned int *outcome);
 
 /* Probe attach and detach: keep the enable bits and references in step */
 static int user_event_reg(struct trace_event_call *call,
@@ -1992,25 +1994,34 @@ static int user_event_enabler_create(struct user_reg *reg,
 /* The write path: ftrace and perf                                     */
 /* ------------------------------------------------------------------ */
 
-/* Tracepoint probes run with preemption off: no faults in the copy */
-static __always_inline size_t copy_nofault(void *addr, size_t bytes,
-					   struct iov_iter *i)
+/* Copies an iovec payload on a copy of @i, which the copy consumes */
+static noinline bool copy_payload_iovec(void *dst, const struct iov_iter *i)
 {
+	struct iov_iter copy = *i;
 	size_t ret;
 
 	pagefault_disable();
-	ret = copy_from_iter_nocache(addr, bytes, i);
+	ret = copy_from_iter(dst, i->count, &copy);
 	pagefault_enable();
 
-	return ret;
+	return ret == i->count;
 }
 
-/* Copies all of @i to @dst; the copy consumes @i, so take its length first */
-static __always_inline bool copy_payload(void *dst, struct iov_iter *i)
+/*
+ * Copies all of @i to @dst and leaves @i as it is, for the next probe.
+ * Probes run with preemption off: no faults in the copy.
+ */
+static __always_inline bool copy_payload(void *dst, const struct iov_iter *i)
 {
-	size_t len = i->count;
+	if (!i->count)
+		return true;
 
-	return !len || copy_nofault(dst, len, i) == len;
+	/* write(): one user buffer, copied as trace_marker_raw does */
+	if (iter_is_ubuf(i))
+		return !copy_from_user_nofault(dst, i->ubuf + i->iov_offset,
+					       i->count);
+
+	return copy_payload_iovec(dst, i);
 }
 
 /* Checks the dynamic locations of a record copy; @data is the record */
@@ -2046,8 +2057,44 @@ static int user_event_validate(struct user_event *user, void *data,
 	return 0;
 }
 
-static void user_event_ftrace(struct user_event *user, struct iov_iter *i,
-			      void *tpdata, bool *faulted)
+/* What the probes did with one write, in user_events_write_core() */
+#define USER_EVENT_WRITE_FAULTED	BIT(0)
+#define USER_EVENT_WRITE_RECORDED	BIT(1)
+
+/* File flags that need trace_event_buffer_reserve()'s checks or buffer */
+#define USER_EVENT_FTRACE_RESERVE_FLAGS					\
+	(EVENT_FILE_FL_PID_FILTER | EVENT_FILE_FL_SOFT_DISABLED |	\
+	 EVENT_FILE_FL_FILTERED | EVENT_FILE_FL_TRIGGER_COND)
+
+/*
+ * trace_event_buffer_reserve() for an event file without pid filter,
+ * filter or triggers comes down to reserving in the instance's buffer.
+ */
+static __always_inline void *
+user_event_ftrace_reserve(struct trace_event_buffer *fbuffer,
+			  struct trace_event_file *file, size_t size)
+{
+	if (unlikely(READ_ONCE(file->flags) & USER_EVENT_FTRACE_RESERVE_FLAGS))
+		return trace_event_buffer_reserve(fbuffer, file, size);
+
+	/* Like the tracepoint callers, do not count our own preempt-off */
+	fbuffer->trace_ctx = tracing_gen_ctx_dec();
+	fbuffer->trace_file = file;
+	fbuffer->buffer = file->tr->array_buffer.buffer;
+	fbuffer->event = trace_buffer_lock_reserve(fbuffer->buffer,
+						   file->event_call->event.type,
+						   size, fbuffer->trace_ctx);
+	if (!fbuffer->event)
+		return NULL;
+
+	fbuffer->regs = NULL;
+	fbuffer->entry = ring_buffer_event_data(fbuffer->event);
+	return fbuffer->entry;
+}
+
+static void user_event_ftrace(struct user_event *user,
+			      const struct iov_iter *i, void *tpdata,
+			      unsigned int *outcome)
 {
 	struct trace_event_file *file = tpdata;
 	struct trace_event_buffer event_buffer;
@@ -2059,7 +2106,7 @@ static void user_event_ftrace(struct user_event *user, struct iov_iter *i,
 		return;
 
 	/* A reserve failure (tracing off, filtered pid) is no error */
-	entry = trace_event_buffer_reserve(&event_buffer, file, size);
+	entry = user_event_ftrace_reserve(&event_buffer, file, size);
 	if (unlikely(!entry))
 		return;
 
@@ -2071,9 +2118,10 @@ static void user_event_ftrace(struct user_event *user, struct iov_iter *i,
 		goto discard;
 
 	trace_event_buffer_commit(&event_buffer);
+	*outcome |= USER_EVENT_WRITE_RECORDED;
 	return;
 discard:
-	*faulted = true;
+	*outcome |= USER_EVENT_WRITE_FAULTED;
 	__trace_event_discard_commit(event_buffer.buffer, event_buffer.event);
 }
 
@@ -2084,8 +2132,9 @@ static size_t user_event_perf_size(size_t size)
 }
 
 #ifdef CONFIG_PERF_EVENTS
-static void user_event_perf(struct user_event *user, struct iov_iter *i,
-			    void *tpdata, bool *faulted)
+static void user_event_perf(struct user_event *user,
+			    const struct iov_iter *i, void *tpdata,
+			    unsigned int *outcome)
 {
 	size_t len = sizeof(struct trace_entry) + i->count;
 	struct trace_entry *perf_entry;
@@ -2121,9 +2170,10 @@ static void user_event_perf(struct user_event *user, struct iov_iter *i,
 
 	perf_trace_buf_submit(perf_entry, size, context,
 			      user->call.event.type, 1, regs, perf_head, NULL);
+	*outcome |= USER_EVENT_WRITE_RECORDED;
 	return;
 fail:
-	*faulted = true;
+	*outcome |= USER_EVENT_WRITE_FAULTED;
 	perf_swevent_put_recursion_context(context);
 }
 #endif
@@ -2145,19 +2195,42 @@ static bool user_event_too_big(struct user_event *user, size_t count)
 	return false;
 }
 
-static ssize_t user_events_write_core(struct file *file, struct iov_iter *i)
+/* Runs each attached probe on @i, which they leave as it is */
+static unsigned int user_event_probes(struct user_event *user,
+				      const struct iov_iter *i)
+{
+	struct tracepoint_func *probe_func_ptr;
+	unsigned int outcome = 0;
+
+	rcu_read_lock_sched();
+	probe_func_ptr = rcu_dereference_sched(user->tp.funcs);
+	if (probe_func_ptr) {
+		do {
+			void *func = probe_func_ptr->func;
+			void *tpdata = probe_func_ptr->data;
+
+			/* Other probes expect another prototype: skip them */
+			if (func == user_event_ftrace)
+				user_event_ftrace(user, i, tpdata, &outcome);
+#ifdef CONFIG_PERF_EVENTS
+			else if (func == user_event_perf)
+				user_event_perf(user, i, tpdata, &outcome);
+#endif
+		} while ((++probe_func_ptr)->func);
+	}
+	rcu_read_unlock_sched();
+
+	return outcome;
+}
+
+/* @i is the payload after the index @idx */
+static ssize_t user_events_write_core(struct file *file, int idx,
+				      struct iov_iter *i)
 {
 	struct user_event_file_info *info = file->private_data;
-	struct tracepoint_func *probe_func_ptr;
 	struct user_event *user = NULL;
 	struct user_event_refs *refs;
-	ssize_t ret = i->count;
-	bool faulted = false;
-	struct iov_iter copy;
-	int idx;
-
-	if (unlikely(copy_from_iter(&idx, sizeof(idx), i) != sizeof(idx)))
-		return -EFAULT;
+	unsigned int outcome;
 
 	if (unlikely(idx < 0))
 		return -EINVAL;
@@ -2182,37 +2255,68 @@ static ssize_t user_events_write_core(struct file *file, struct iov_iter *i)
 	if (unlikely(user_event_too_big(user, i->count)))
 		return -E2BIG;
 
-	if (unlikely(fault_in_iov_iter_readable(i, i->count)))
-		return -EFAULT;
-
-	rcu_read_lock_sched();
-	probe_func_ptr = rcu_dereference_sched(user->tp.funcs);
-	if (probe_func_ptr) {
-		do {
-			void *func = probe_func_ptr->func;
-			void *tpdata = probe_func_ptr->data;
-
-			/* Other probes expect another prototype: skip them */
-			copy = *i;
-			if (func == user_event_ftrace)
-				user_event_ftrace(user, &copy, tpdata, &faulted);
-#ifdef CONFIG_PERF_EVENTS
-			else if (func == user_event_perf)
-				user_event_perf(user, &copy, tpdata, &faulted);
-#endif
-		} while ((++probe_func_ptr)->func);
+	/*
+	 * The probes copy with page faults off.  Rather than pre-faulting
+	 * every write, fault the payload in only when nothing was recorded:
+	 * an unreadable payload still gives -EFAULT whether or not a probe
+	 * copied it, and a copy that failed is tried once more.
+	 */
+	outcome = user_event_probes(user, i);
+	if (unlikely(!(outcome & USER_EVENT_WRITE_RECORDED))) {
+		if (fault_in_iov_iter_readable(i, i->count))
+			return -EFAULT;
+		if (outcome & USER_EVENT_WRITE_FAULTED)
+			outcome = user_event_probes(user, i);
 	}
-	rcu_read_unlock_sched();
 
-	if (unlikely(faulted))
+	if (unlikely(outcome & USER_EVENT_WRITE_FAULTED))
 		return -EFAULT;
 
-	return ret;
+	return i->count + sizeof(idx);
 }
 
 static ssize_t user_events_write_iter(struct kiocb *kp, struct iov_iter *i)
 {
-	return user_events_write_core(kp->ki_filp, i);
+	const struct iovec *iov = i->iov;
+	struct iov_iter payload;
+	int idx;
+
+	/*
+	 * writev() callers mostly give the index a segment of its own and
+	 * the payload one more: read the index directly and hand the probes
+	 * the payload as a single user buffer, as write() does.
+	 */
+	if (iter_is_iovec(i) && i->nr_segs <= 2 && !i->iov_offset &&
+	    iov->iov_len == sizeof(idx)) {
+		if (unlikely(get_user(idx, (int __user *)iov->iov_base)))
+			return -EFAULT;
+		iov_iter_ubuf(&payload, ITER_SOURCE,
+			      i->nr_segs == 2 ? iov[1].iov_base : NULL,
+			      i->count - sizeof(idx));
+		return user_events_write_core(kp->ki_filp, idx, &payload);
+	}
+
+	if (unlikely(copy_from_iter(&idx, sizeof(idx), i) != sizeof(idx)))
+		return -EFAULT;
+
+	return user_events_write_core(kp->ki_filp, idx, i);
+}
+
+/* write() without the kiocb and iovec set-up of ->write_iter() */
+static ssize_t user_events_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct iov_iter i;
+	int idx;
+
+	if (unlikely(count < sizeof(idx) ||
+		     get_user(idx, (int __user *)ubuf)))
+		return -EFAULT;
+
+	iov_iter_ubuf(&i, ITER_SOURCE, (char __user *)ubuf + sizeof(idx),
+		      count - sizeof(idx));
+
+	return user_events_write_core(file, idx, &i);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2756,6 +2860,7 @@ static int user_events_release(struct inode *node, struct file *file)
 
 static const struct file_operations user_data_fops = {
 	.open		= user_events_open,
+	.write		= user_events_write,
 	.write_iter	= user_events_write_iter,
 	.unlocked_ioctl	= user_events_ioctl,
 #ifdef CONFIG_COMPAT
