@@ -13,7 +13,9 @@
 # Exit 0 only when the guest wrote RESULTS_DIR/done before powering off.
 #
 # Environment: UE_ACCEL (tcg), UE_TIMEOUT (seconds, 900), UE_MEM (2G),
-# UE_SMP (2), UE_CMDLINE (extra kernel parameters).
+# UE_SMP (2), UE_CMDLINE (extra kernel parameters), UE_QEMU_ARGS (extra
+# QEMU arguments, word-split; e.g. "-icount shift=0" for instruction-counted
+# guest time, which makes benchmark ratios independent of host load).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -47,6 +49,8 @@ qemu=(qemu-system-x86_64 -accel "${UE_ACCEL:-tcg}" -smp "${UE_SMP:-2}" -m "${UE_
       -device virtio-9p-pci,fsdev=root,mount_tag=root
       -fsdev "local,id=results,path=$res,security_model=none"
       -device virtio-9p-pci,fsdev=results,mount_tag=results)
+# shellcheck disable=SC2206 # word-split on purpose
+qemu+=(${UE_QEMU_ARGS:-})
 
 if [ $mode = interactive ]; then
 	exec "${qemu[@]}" -nographic -serial mon:stdio

@@ -334,15 +334,29 @@ static void raw_write(int fd, size_t want)
 		die("write of %zu bytes to trace_marker_raw gave %zd", want, n);
 }
 
+/* The VFS floor: the same calls on /dev/null, which does nothing */
+static void null_writev(int fd, struct iovec *iov, size_t want)
+{
+	if (writev(fd, iov, 2) != (ssize_t)want)
+		die("writev to /dev/null");
+}
+
+static void null_write(int fd, size_t want)
+{
+	if (write(fd, payload, want) != (ssize_t)want)
+		die("write to /dev/null");
+}
+
 static void bench_write(void)
 {
 	static const int sizes[] = { 4, 32, 256, 2048 };
 	double ue[MAX_REPS], raw[MAX_REPS], perf[MAX_REPS], ue1[MAX_REPS];
+	double nullv[MAX_REPS], null1[MAX_REPS];
 	uint32_t enabled = 0, index;
 	struct perf_ring pr;
 	struct iovec iov[2];
 	char key[64];
-	int fd, rawfd, id, s, r;
+	int fd, rawfd, nullfd, id, s, r;
 
 	pin_cpu(0);
 	fd = open_data();
@@ -351,6 +365,9 @@ static void bench_write(void)
 	rawfd = open(TRACEFS "/trace_marker_raw", O_WRONLY);
 	if (rawfd < 0)
 		die("open trace_marker_raw");
+	nullfd = open("/dev/null", O_WRONLY);
+	if (nullfd < 0)
+		die("open /dev/null");
 	memset(payload, 0x5a, sizeof(payload));
 	memset(payload, 0, 4);		/* trace_marker_raw id 0 */
 	iov[0].iov_base = &index;
@@ -378,6 +395,13 @@ static void bench_write(void)
 		snprintf(key, sizeof(key), "write_raw_%d", sizes[s]);
 		row(key, "ns", raw, reps);
 	}
+	iov[1].iov_len = 32;
+	for (r = 0; r < reps; r++) {
+		nullv[r] = TIMED_LOOP(null_writev(nullfd, iov, 36));
+		null1[r] = TIMED_LOOP(null_write(nullfd, 36));
+	}
+	row("write_nullv_32", "ns", nullv, reps);
+	row("write_null1_32", "ns", null1, reps);
 	ftrace_enable("ue_bench_w", false);
 	write_str(TRACEFS "/trace", "");
 	if (enabled & 1)
@@ -403,6 +427,7 @@ static void bench_write(void)
 	if (pr.page->data_head == 0)
 		die("perf recorded nothing");
 	perf_detach(&pr);
+	close(nullfd);
 	close(rawfd);
 	close(fd);
 }
