@@ -3,8 +3,9 @@
 # Install the Debian packages the harness needs; a quick no-op when all
 # of them are present.
 #
-#   deps.sh [docs] [bench]   the base set, plus Sphinx for "make docs" and
-#                            gnuplot for "make bench"
+#   deps.sh [docs] [bench] [series]   the base set, plus Sphinx for
+#                            "make docs", gnuplot for "make bench" and
+#                            ccache for the per-patch builds of "make series"
 set -euo pipefail
 
 PKGS=(qemu-system-x86 linux-source-6.1 build-essential flex bison bc
@@ -13,6 +14,7 @@ PKGS=(qemu-system-x86 linux-source-6.1 build-essential flex bison bc
 for extra in "$@"; do
 	case $extra in
 	docs) PKGS+=(python3-sphinx python3-sphinx-rtd-theme) ;;
+	series) PKGS+=(ccache) ;;
 	bench) PKGS+=(gnuplot-nox python3) ;;
 	*) echo "[harness] deps.sh: unknown group '$extra'" >&2; exit 2 ;;
 	esac
