@@ -1457,11 +1457,14 @@ static void user_event_enabler_fault_fixup(struct work_struct *work)
 
 	clear_bit(ENABLE_VAL_FAULTING_BIT, ENABLE_BITOPS(enabler));
 
-	if (!ret) {
-		mmap_read_lock(mm);
-		user_event_enabler_write(uem, enabler, true, &attempt);
-		mmap_read_unlock(mm);
-	}
+	/*
+	 * Write the current state even if the fault-in failed: updates were
+	 * skipped while this ran, and the page may have become writable
+	 * since. Only a write after a successful fault-in queues another.
+	 */
+	mmap_read_lock(mm);
+	user_event_enabler_write(uem, enabler, !ret, &attempt);
+	mmap_read_unlock(mm);
 out:
 	mutex_unlock(&event_mutex);
 
