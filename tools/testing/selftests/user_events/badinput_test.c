@@ -16,7 +16,6 @@
 #define EVENT		"__bad_event"
 #define EVENT_OK	"__bad_event_ok"
 #define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
-#define MAX_FILE	"/proc/sys/kernel/user_events_max"
 
 /* Where the pieces of a test live; see map_pages(). */
 struct pages {
@@ -839,11 +838,9 @@ FIXTURE_SETUP(misc) {
 	ASSERT_NE(-1, self->fd);
 }
 
-static int write_max(int max);
-
 FIXTURE_TEARDOWN(misc) {
 	if (self->saved_max >= 0)
-		write_max(self->saved_max);
+		ue_write_max(self->saved_max);
 	cleanup_events();
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
@@ -919,38 +916,19 @@ TEST_F(misc, unreg_without_registrations_enoent) {
 	close(self->fd);
 }
 
-static int read_max(void)
-{
-	char *text = ue_read_file(MAX_FILE);
-	int max = text ? atoi(text) : -1;
-
-	free(text);
-
-	return max;
-}
-
-static int write_max(int max)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%d\n", max);
-
-	return ue_write_str(MAX_FILE, buf, 0);
-}
-
 TEST_F(misc, max_events_emfile) {
-	int max = read_max();
+	int max = ue_read_max();
 	int ret, err;
 
 	ASSERT_LT(0, max);
 	self->saved_max = max;
-	ASSERT_EQ(0, write_max(self->active));
+	ASSERT_EQ(0, ue_write_max(self->active));
 
 	/* No room for a new event... */
 	ret = ue_reg_fd(self->fd, EVENT " u32 a", &self->check, 0, 4, 0,
 			NULL);
 	err = errno;
-	ASSERT_EQ(0, write_max(max));
+	ASSERT_EQ(0, ue_write_max(max));
 	ASSERT_EQ(-1, ret);
 	ASSERT_EQ(EMFILE, err);
 
@@ -958,10 +936,10 @@ TEST_F(misc, max_events_emfile) {
 	ASSERT_EQ(self->active, ue_active_count());
 	ASSERT_EQ(0, ue_reg_fd(self->fd, EVENT " u32 a", &self->check, 0, 4,
 			       0, NULL));
-	ASSERT_EQ(0, write_max(self->active));
+	ASSERT_EQ(0, ue_write_max(self->active));
 	ASSERT_EQ(self->active + 1, ue_active_count());
-	ASSERT_EQ(0, write_max(max));
-	ASSERT_EQ(max, read_max());
+	ASSERT_EQ(0, ue_write_max(max));
+	ASSERT_EQ(max, ue_read_max());
 
 	ASSERT_EQ(0, ue_unreg_fd(self->fd, &self->check, 0));
 	close(self->fd);

@@ -24,7 +24,6 @@
 #include <ctype.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <linux/perf_event.h>
 
@@ -402,22 +401,14 @@ static void perf_off(FIXTURE_DATA(fuzz) *self)
  */
 static int perf_on(FIXTURE_DATA(fuzz) *self)
 {
-	struct perf_event_attr pe = {0};
 	char path[256], *id;
 
 	perf_off(self);
 	id = ue_read_file(ue_event_file(path, sizeof(path), WEVENT, "id"));
 	if (!id)
 		return -1;
-	pe.type = PERF_TYPE_TRACEPOINT;
-	pe.size = sizeof(pe);
-	pe.config = atoi(id);
-	pe.sample_type = PERF_SAMPLE_RAW;
-	pe.sample_period = 1;
-	pe.wakeup_events = 1;
+	self->perf_fd = ue_perf_open(atoi(id));
 	free(id);
-
-	self->perf_fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
 	if (self->perf_fd < 0)
 		return -1;
 	self->perf_ring = mmap(NULL, (PERF_PAGES + 1) * self->m.page,

@@ -16,12 +16,9 @@
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <linux/perf_event.h>
 
 #include "user_events_selftests.h"
 
-#define MAX_FILE	"/proc/sys/kernel/user_events_max"
 #define PREFIX		"__life"
 #define ROOM		50	/* K: events the limit leaves room for */
 #define NR_CREATORS	4
@@ -34,25 +31,6 @@ FIXTURE(life) {
 	int start_active;
 	bool umount;
 };
-
-static int read_max(void)
-{
-	char *text = ue_read_file(MAX_FILE);
-	int max = text ? atoi(text) : -1;
-
-	free(text);
-
-	return max;
-}
-
-static int write_max(int max)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%d\n", max);
-
-	return ue_write_str(MAX_FILE, buf, 0);
-}
 
 static void life_cleanup(void)
 {
@@ -78,7 +56,7 @@ FIXTURE_SETUP(life) {
 
 FIXTURE_TEARDOWN(life) {
 	if (self->saved_max >= 0)
-		write_max(self->saved_max);
+		ue_write_max(self->saved_max);
 	life_cleanup();
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
@@ -140,7 +118,7 @@ static void poller(struct race *r)
 
 TEST_F_TIMEOUT(life, max_under_concurrent_creation, 120) {
 	pid_t pids[NR_CREATORS + 1];
-	int max = read_max(), limit, i, word = 0;
+	int max = ue_read_max(), limit, i, word = 0;
 	struct race *r;
 	char cmd[64];
 	long t0;
@@ -148,7 +126,7 @@ TEST_F_TIMEOUT(life, max_under_concurrent_creation, 120) {
 	ASSERT_LT(0, max);
 	self->saved_max = max;
 	limit = self->start_active + ROOM;
-	ASSERT_EQ(0, write_max(limit));
+	ASSERT_EQ(0, ue_write_max(limit));
 
 	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -206,9 +184,9 @@ TEST_F_TIMEOUT(life, max_under_concurrent_creation, 120) {
 	EXPECT_LT(0, atomic_load(&r->polls));
 	EXPECT_GE(limit, atomic_load(&r->max_seen));
 
-	ASSERT_EQ(0, write_max(max));
+	ASSERT_EQ(0, ue_write_max(max));
 	self->saved_max = -1;
-	ASSERT_EQ(max, read_max());
+	ASSERT_EQ(max, ue_read_max());
 	munmap(r, sizeof(*r));
 }
 
@@ -229,20 +207,16 @@ static const char * const last_names[] = {
 
 static int perf_open(const char *name)
 {
-	struct perf_event_attr pe = {0};
 	char path[256], *id;
+	int fd;
 
 	id = ue_read_file(ue_event_file(path, sizeof(path), name, "id"));
 	if (!id)
 		return -1;
-	pe.type = PERF_TYPE_TRACEPOINT;
-	pe.size = sizeof(pe);
-	pe.config = atoi(id);
-	pe.sample_type = PERF_SAMPLE_RAW;
-	pe.sample_period = 1;
+	fd = ue_perf_open(atoi(id));
 	free(id);
 
-	return syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	return fd;
 }
 
 TEST_F(life, auto_delete_bounded) {

@@ -5,7 +5,6 @@
  * clears the bit.
  */
 #define _GNU_SOURCE
-#include <asm/unistd.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 
@@ -76,17 +75,9 @@ struct perf_ctx {
 /* Attach perf to the event: one sample per hit, with the raw record. */
 static int perf_attach(struct perf_ctx *ctx, int id)
 {
-	struct perf_event_attr pe = {0};
 	long page_size = sysconf(_SC_PAGESIZE);
 
-	pe.type = PERF_TYPE_TRACEPOINT;
-	pe.size = sizeof(pe);
-	pe.config = id;
-	pe.sample_type = PERF_SAMPLE_RAW;
-	pe.sample_period = 1;
-	pe.wakeup_events = 1;
-
-	ctx->fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+	ctx->fd = ue_perf_open(id);
 	if (ctx->fd < 0)
 		return -1;
 

@@ -14,9 +14,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/perf_event.h>
 
 #include "user_events_selftests.h"
 
@@ -166,15 +164,9 @@ static int event_id(const char *name)
 
 static void *perf_thread(void *arg)
 {
-	struct perf_event_attr pe = {0};
 	unsigned int seed = 23;
 	char name[32];
 	int loops, id, fd;
-
-	pe.type = PERF_TYPE_TRACEPOINT;
-	pe.size = sizeof(pe);
-	pe.sample_type = PERF_SAMPLE_RAW;
-	pe.sample_period = 1;
 
 	for (loops = 0; loops < MAX_LOOPS && !done(); loops++) {
 		event_name(name, sizeof(name), rand_r(&seed) % NR_EVENTS);
@@ -183,8 +175,7 @@ static void *perf_thread(void *arg)
 			ue_sleep_ms(1);
 			continue;
 		}
-		pe.config = id;
-		fd = syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+		fd = ue_perf_open(id);
 		/* Deleted in between: the id is gone or reused */
 		if (fd < 0)
 			continue;

@@ -23,7 +23,9 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/perf_event.h>
 #include <linux/user_events.h>
 
 #include "../kselftest_harness.h"
@@ -32,6 +34,7 @@
 #define DATA_FILE	TRACEFS_DIR "/user_events_data"
 #define STATUS_FILE	TRACEFS_DIR "/user_events_status"
 #define DYN_FILE	TRACEFS_DIR "/dynamic_events"
+#define MAX_FILE	"/proc/sys/kernel/user_events_max"
 #define TRACE_FILE	TRACEFS_DIR "/trace"
 #define EVENTS_DIR	TRACEFS_DIR "/events/" USER_EVENTS_SYSTEM
 #define MULTI_DIR	TRACEFS_DIR "/events/" USER_EVENTS_MULTI_SYSTEM
@@ -321,6 +324,41 @@ static inline char *ue_read_file(const char *path)
 	buf[len] = '\0';
 
 	return buf;
+}
+
+/* kernel.user_events_max, or -1. */
+static inline int ue_read_max(void)
+{
+	char *text = ue_read_file(MAX_FILE);
+	int max = text ? atoi(text) : -1;
+
+	free(text);
+
+	return max;
+}
+
+static inline int ue_write_max(int max)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d\n", max);
+
+	return ue_write_str(MAX_FILE, buf, 0);
+}
+
+/* perf on trace event @id of this process, any CPU: a raw sample per hit */
+static inline int ue_perf_open(int id)
+{
+	struct perf_event_attr pe = {0};
+
+	pe.type = PERF_TYPE_TRACEPOINT;
+	pe.size = sizeof(pe);
+	pe.config = id;
+	pe.sample_type = PERF_SAMPLE_RAW;
+	pe.sample_period = 1;
+	pe.wakeup_events = 1;
+
+	return syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
 }
 
 /* The "Active: N" count of user_events_status, or -1. */
