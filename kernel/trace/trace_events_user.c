@@ -2064,37 +2064,6 @@ static int user_event_validate(struct user_event *user, void *data,
 #define USER_EVENT_WRITE_FAULTED	BIT(0)
 #define USER_EVENT_WRITE_RECORDED	BIT(1)
 
-/* File flags that need trace_event_buffer_reserve()'s checks or buffer */
-#define USER_EVENT_FTRACE_RESERVE_FLAGS					\
-	(EVENT_FILE_FL_PID_FILTER | EVENT_FILE_FL_SOFT_DISABLED |	\
-	 EVENT_FILE_FL_FILTERED | EVENT_FILE_FL_TRIGGER_COND)
-
-/*
- * trace_event_buffer_reserve() for an event file without pid filter,
- * filter or triggers comes down to reserving in the instance's buffer.
- */
-static __always_inline void *
-user_event_ftrace_reserve(struct trace_event_buffer *fbuffer,
-			  struct trace_event_file *file, size_t size)
-{
-	if (unlikely(READ_ONCE(file->flags) & USER_EVENT_FTRACE_RESERVE_FLAGS))
-		return trace_event_buffer_reserve(fbuffer, file, size);
-
-	/* Like the tracepoint callers, do not count our own preempt-off */
-	fbuffer->trace_ctx = tracing_gen_ctx_dec();
-	fbuffer->trace_file = file;
-	fbuffer->buffer = file->tr->array_buffer.buffer;
-	fbuffer->event = trace_buffer_lock_reserve(fbuffer->buffer,
-						   file->event_call->event.type,
-						   size, fbuffer->trace_ctx);
-	if (!fbuffer->event)
-		return NULL;
-
-	fbuffer->regs = NULL;
-	fbuffer->entry = ring_buffer_event_data(fbuffer->event);
-	return fbuffer->entry;
-}
-
 static void user_event_ftrace(struct user_event *user,
 			      const struct iov_iter *i, void *tpdata,
 			      unsigned int *outcome)
@@ -2109,7 +2078,7 @@ static void user_event_ftrace(struct user_event *user,
 		return;
 
 	/* A reserve failure (tracing off, filtered pid) is no error */
-	entry = user_event_ftrace_reserve(&event_buffer, file, size);
+	entry = trace_event_buffer_reserve(&event_buffer, file, size);
 	if (unlikely(!entry))
 		return;
 
