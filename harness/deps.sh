@@ -3,19 +3,27 @@
 # Install the Debian packages the harness needs; a quick no-op when all
 # of them are present.
 #
-#   deps.sh [docs] [bench] [series]   the base set, plus Sphinx for
-#                            "make docs", gnuplot for "make bench" and
-#                            ccache for the per-patch builds of "make series"
+#   deps.sh [docs] [bench] [series] [cross] [check]   the base set, plus
+#                            Sphinx for "make docs", gnuplot for "make bench",
+#                            ccache for the per-patch builds of "make series",
+#                            cross compilers and QEMUs for harness/arch.sh and
+#                            clang, sparse, coccinelle for "make check"
 set -euo pipefail
 
+# gcc-12-multilib, not the gcc-multilib metapackage: that one conflicts
+# with every cross compiler (the "cross" group)
 PKGS=(qemu-system-x86 linux-source-6.1 build-essential flex bison bc
-      libelf-dev libssl-dev cpio rsync linux-perf trace-cmd gcc-multilib
+      libelf-dev libssl-dev cpio rsync linux-perf trace-cmd gcc-12-multilib
       git patch xz-utils)
 for extra in "$@"; do
 	case $extra in
 	docs) PKGS+=(python3-sphinx python3-sphinx-rtd-theme) ;;
 	series) PKGS+=(ccache) ;;
 	bench) PKGS+=(gnuplot-nox python3) ;;
+	cross) PKGS+=(ccache gcc-aarch64-linux-gnu gcc-s390x-linux-gnu gcc-i686-linux-gnu
+		      libc6-dev-arm64-cross libc6-dev-s390x-cross libc6-dev-i386-cross
+		      qemu-system-arm qemu-system-misc) ;;
+	check) PKGS+=(ccache clang lld llvm sparse coccinelle) ;;
 	*) echo "[harness] deps.sh: unknown group '$extra'" >&2; exit 2 ;;
 	esac
 done
