@@ -3,6 +3,8 @@
 # The logic lives in harness/*.sh; these targets only call it.
 #
 #   make test     debug kernel + kselftests + KUnit + splat scan; summary line
+#   make test-kcsan  KCSAN kernel + the racing kselftests; fails on a data
+#                 race in the series' code, lists the others
 #   make demo     release kernel, runs harness/guest/demo.sh
 #   make shell    interactive shell in a guest on the release kernel
 #   make series   git format-patch export + git am check + checkpatch
@@ -25,7 +27,7 @@ ifdef T
 export UE_T := $(T)
 endif
 
-.PHONY: all test demo shell series docs bench kernel build assemble deps userspace \
+.PHONY: all test test-kcsan demo shell series docs bench kernel build assemble deps userspace \
 	scanner-test clean distclean help
 
 all: test
@@ -41,6 +43,9 @@ assemble: deps
 
 test:
 	@$(H)/test.sh
+
+test-kcsan:
+	@$(H)/test-kcsan.sh
 
 demo:
 	@$(H)/demo.sh

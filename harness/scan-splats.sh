@@ -9,7 +9,8 @@
 # harness/splat-allow.txt holds extended regexps of lines that are
 # expected (one per line, # comments).  A line there starting with
 # "block:" allows the whole report that starts with a matching line, up to
-# its "---[ end trace" or "</TASK>" line.
+# its "---[ end trace" or "</TASK>" line, or the "=====" line that closes
+# a KASAN or KCSAN report.
 set -euo pipefail
 
 PATTERNS=(
@@ -57,7 +58,7 @@ FNR == 1 { inblock = 0 }
 		for (i = 1; i <= nb; i++)
 			if (line ~ blk[i]) { inblock = 1; break }
 	if (inblock) {
-		if (line ~ /---\[ end trace|<\/TASK>/) inblock = 0
+		if (line ~ /---\[ end trace|<\/TASK>|(^|\] )=+$/) inblock = 0
 		next
 	}
 	if (line !~ re) next
