@@ -39,4 +39,5 @@ echo "[harness] installing: ${missing[*]}" >&2
 [ "$(id -u)" -eq 0 ] || { echo "[harness] need root to install packages" >&2; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+# another harness run may be installing too: wait for its dpkg lock
+apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
