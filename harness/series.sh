@@ -42,7 +42,7 @@ export GIT_DIR=$B/series.git
 group_of()
 {
 	case $1 in
-	kernel/trace/trace.c) echo 001 ;;
+	kernel/trace/trace.[ch]|kernel/trace/trace_events.c|kernel/trace/trace_events_trigger.c|kernel/trace/trace_events_hist.c|kernel/trace/trace_events_inject.c) echo 001 ;;
 	kernel/fork.c|kernel/exit.c|fs/exec.c|include/linux/sched.h) echo 02 ;;
 	kernel/trace/Kconfig|kernel/trace/trace_events_user*.c) echo 035 ;;
 	Documentation/*) echo 04 ;;

@@ -16,27 +16,9 @@ struct mm_struct;
 
 #ifdef CONFIG_USER_EVENTS
 
-#include <linux/list.h>
-#include <linux/workqueue.h>
-
-/**
- * struct user_event_mm - Enable bits registered by one process
- * @mms_link: Entry in the global list of these objects (RCU)
- * @enablers: The enablers of this process (RCU, writers hold event_mutex)
- * @mm: The process's mm, pinned with mmgrab()
- * @next: Link of a one-shot list built under event_mutex
- * @put_work: Frees the enablers and drops @mm after an RCU grace period
- */
-struct user_event_mm {
-	struct list_head	mms_link;
-	struct list_head	enablers;
-	struct mm_struct	*mm;
-	struct user_event_mm	*next;
-	struct rcu_work		put_work;
-};
-
 void user_events_mm_init(struct mm_struct *mm);
-void user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm);
+int user_events_dup_mm_prepare(struct mm_struct *oldmm, struct mm_struct *mm);
+int user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm);
 void user_events_mm_release(struct mm_struct *mm);
 
 #else /* !CONFIG_USER_EVENTS */
@@ -45,9 +27,16 @@ static inline void user_events_mm_init(struct mm_struct *mm)
 {
 }
 
-static inline void user_events_dup_mm(struct mm_struct *oldmm,
-				      struct mm_struct *mm)
+static inline int user_events_dup_mm_prepare(struct mm_struct *oldmm,
+					     struct mm_struct *mm)
 {
+	return 0;
+}
+
+static inline int user_events_dup_mm(struct mm_struct *oldmm,
+				     struct mm_struct *mm)
+{
+	return 0;
 }
 
 static inline void user_events_mm_release(struct mm_struct *mm)

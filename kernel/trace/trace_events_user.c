@@ -14,22 +14,40 @@
  * Enable bits belong to a process (its mm): every thread shares them,
  * fork() copies them, execve() and the exit of the process drop them.
  *
- * Locking, outermost first:
- *   group->reg_mutex: the three ioctls, fd release, dynamic_events
- *     creation and the status file; protects the per-fd index arrays and
- *     the multi-format id.
- *   event_mutex: the event hash, event status, refcount transitions to
- *     and from the pending-delete list, creation and removal of events,
- *     and the enabler lists (writers). The tracing core already holds it
- *     when it calls class->reg and the dyn_event callbacks.
- *   mmap_lock (read): around every bit write and fault-in.
- *   user_event_mms_lock (spinlock): the global list of user_event_mm.
- * RCU protects the enabler and user_event_mm lists for the lockless
- * readers (fork, fan-out collection); RCU-sched protects the per-fd index
- * array and the tracepoint probes on the write path. Enablers and
- * user_event_mm objects are freed, and their event references dropped,
- * only after a grace period.
+ * References to an event are dropped as soon as their holder goes away
+ * (an unregistered bit, a closed file, an exited process, a detached
+ * tracer), so that a deletion or a re-registration that follows sees the
+ * event unused at once. Only memory that lockless readers may still look
+ * at waits for an RCU grace period.
+ *
+ * Nothing that a user controls is waited for under a lock that another
+ * process needs: user memory is read and faulted in with no lock held,
+ * and the tracer fan-out only trylocks a process's locks, leaving a busy
+ * process's bits to a per-process worker.
+ *
+ * Locks, outermost first:
+ *   user_event_file_info.lock (per fd): the fd's array of write indexes.
+ *   event_mutex: the event hash and counts, creation and removal of
+ *     events, the multi-format id, event status and the fan-out of a
+ *     status change. The tracing core already holds it when it calls
+ *     class->reg and the dyn_event callbacks.
+ *   user_event_mm.lock (per process): the process's enabler list and
+ *     every write of its bits. Under event_mutex only with a trylock.
+ *   mmap_lock (read): around bit writes and fault-ins, inside
+ *     user_event_mm.lock; a trylock under event_mutex.
+ *   user_event_mms_lock, user_event_enabler_table_lock and
+ *     user_event_pending_lock (spinlocks, never taken from interrupts):
+ *     the list of processes with enablers, the enabler hash, and the
+ *     unreferenced events awaiting destruction. The final put of an event
+ *     takes only the last one, so it can happen anywhere, __mmput()
+ *     included.
+ * RCU protects the process list, the enabler lists and the enabler hash
+ * for lockless readers (the fan-out's collection, duplicate checks);
+ * RCU-sched protects the per-fd index array and the tracepoint probes on
+ * the write path.
  */
+
+#define pr_fmt(fmt) "user_events: " fmt
 
 #include <linux/bitmap.h>
 #include <linux/compat.h>
@@ -70,9 +88,11 @@
 #define MAX_EVENT_DESC			512
 #define MAX_EVENT_NAME			255
 #define MAX_STATIC_STRING		1024
-#define MAX_STATIC_SIZE			65535
 #define MAX_FIELD_TOKENS		4
 #define MAX_FAULT_ATTEMPTS		10
+
+/* Dynamic locations are 16-bit offsets: static fields end below that */
+#define MAX_STATIC_SIZE			65535
 
 /* Status bits of an event, recomputed from the tracepoint's probes */
 #define EVENT_STATUS_FTRACE		BIT(0)
@@ -80,11 +100,23 @@
 #define EVENT_STATUS_OTHER		BIT(7)
 
 /*
- * A record must fit one ring buffer sub-buffer (a page in 6.1): the page
- * header (16 bytes), the reserve margin (8), the event header with its
- * length word (8) and an absolute time stamp (8) come out of it.
+ * The largest record (header and payload) that an ftrace ring buffer can
+ * hold in every time stamp mode: a sub-buffer page less its header (16
+ * bytes on 64-bit) and the 8 bytes the ring buffer keeps free, the event
+ * header with its length word (8), and the absolute time stamp that some
+ * buffers put in front of every event (8).
  */
 #define USER_EVENT_FTRACE_MAX_RECORD	(PAGE_SIZE - 40)
+#define USER_EVENT_FTRACE_MAX_PAYLOAD	(USER_EVENT_FTRACE_MAX_RECORD - \
+					 sizeof(struct trace_entry))
+
+/*
+ * perf submits a record of header and payload padded so that, with its
+ * 4-byte size word, it ends 8-byte aligned; that is at most
+ * PERF_MAX_TRACE_SIZE.
+ */
+#define USER_EVENT_PERF_MAX_PAYLOAD	(PERF_MAX_TRACE_SIZE - sizeof(u32) - \
+					 sizeof(struct trace_entry))
 
 /* The 32-bit encodings of the ioctls (the number encodes a pointer) */
 #define COMPAT_DIAG_IOCSREG	_IOWR(DIAG_IOC_MAGIC, 0, compat_uptr_t)
@@ -95,9 +127,8 @@
  * struct user_event_group - The events of one tracing namespace
  * @system_name: System of single-format events
  * @system_multi_name: System of multi-format events
- * @reg_mutex: Serialises registrations, see the lock order above
  * @register_table: Events hashed by their register name (event_mutex)
- * @multi_id: Next id of a multi-format event (reg_mutex)
+ * @multi_id: Next id of a multi-format event (event_mutex)
  *
  * Only the init group exists; the structure keeps the door open for
  * namespaces.
@@ -105,7 +136,6 @@
 struct user_event_group {
 	const char		*system_name;
 	const char		*system_multi_name;
-	struct mutex		reg_mutex;	/* see the lock order above */
 	DECLARE_HASHTABLE(register_table, USER_EVENTS_HASH_BITS);
 	u64			multi_id;
 };
@@ -182,11 +212,13 @@ struct user_event_validator {
  * @devent: Entry of the dynamic_events list
  * @node: Entry of the group hash
  * @fields: ftrace fields of @call, newest first as the core expects
- * @pending_link: Entry of the pending-delete list
- * @refcnt: References: fds, enablers, tracers, lookups, PERSIST self
+ * @pending_link: Entry of user_event_pending while nothing references
+ *	the event (user_event_pending_lock); empty otherwise
+ * @refcnt: References: fds, enablers, tracers, lookups, PERSIST self.
+ *	An unreferenced event keeps a count of 1 for the pending list.
  * @min_size: Smallest valid payload of a write
  * @reg_flags: USER_EVENT_REG_* given at creation
- * @status: EVENT_STATUS_* bits
+ * @status: EVENT_STATUS_* bits (written under event_mutex)
  */
 struct user_event {
 	struct user_event_group		*group;
@@ -208,26 +240,69 @@ struct user_event {
 	u8				status;
 };
 
+/**
+ * struct user_event_mm - The enable bits of one process
+ * @mms_link: Entry of user_event_mms, once attached (RCU)
+ * @enablers: The enablers (RCU for readers; writers hold @lock)
+ * @mm: The process's mm, pinned with mmgrab()
+ * @lock: Serialises changes of @enablers and every write of a bit of
+ *	this process, so that the last write of a bit is the current state
+ * @write_work: Writes the enablers marked dirty, faulting pages in
+ * @flags: USER_EVENT_MM_* bits
+ * @count: Number of @enablers (@lock)
+ * @write_seq: Count of bit writes, bumped under @lock and mmap_lock
+ * @next: Link of the one-shot list of a fan-out (event_mutex)
+ * @fork: While a fork copies this process: the parent, and what was
+ *	written before the child's memory was copied
+ * @fork.parent: The parent's user_event_mm
+ * @fork.write_seq: The parent's @write_seq before the copy
+ * @fork.fanouts: user_event_fanouts_finished before the copy
+ * @free_work: Frees the enablers and drops @mm after a grace period
+ */
+struct user_event_mm {
+	struct list_head		mms_link;
+	struct list_head		enablers;
+	struct mm_struct		*mm;
+	struct mutex			lock;	/* see @lock above */
+	struct work_struct		write_work;
+	unsigned long			flags;
+	unsigned int			count;
+	unsigned int			write_seq;
+	struct user_event_mm		*next;
+	struct {
+		struct user_event_mm	*parent;
+		unsigned int		write_seq;
+		unsigned long		fanouts;
+	} fork;
+	struct rcu_work			free_work;
+};
+
+/* user_event_mm.flags */
+#define USER_EVENT_MM_ATTACHED		0	/* on user_event_mms */
+#define USER_EVENT_MM_WRITE_QUEUED	1	/* @write_work is queued */
+
 /*
- * Enabler values: the bit number in bits 0-5, then flags. Only the bit
- * number and COMPAT survive a fork.
+ * Enabler values: the bit number in bits 0-5, then flags. COMPAT marks a
+ * 32-bit value on a 64-bit kernel; DIRTY a bit that the process's worker
+ * must write again.
  */
 #define ENABLE_VAL_BIT_MASK		0x3fUL
-#define ENABLE_VAL_FAULTING_BIT		6
-#define ENABLE_VAL_FREEING_BIT		7
-#define ENABLE_VAL_COMPAT_BIT		8
+#define ENABLE_VAL_COMPAT_BIT		6
+#define ENABLE_VAL_DIRTY_BIT		7
 #define ENABLE_VAL_DUP_MASK		(ENABLE_VAL_BIT_MASK | \
-					 BIT(ENABLE_VAL_COMPAT_BIT))
+					 BIT(ENABLE_VAL_COMPAT_BIT) | \
+					 BIT(ENABLE_VAL_DIRTY_BIT))
 
 /**
  * struct user_event_enabler - A bit kept up to date in a process
  * @mm_link: Entry of user_event_mm.enablers
  * @hash_link: Entry of user_event_enabler_table, by process, address and bit
  * @uem: Process of this enabler
- * @event: Event whose state the bit reflects (holds a reference)
+ * @event: Event whose state the bit reflects (holds a reference while
+ *	the enabler is linked)
  * @addr: User address given at registration
  * @values: Bit number and ENABLE_VAL_* flags
- * @free_work: Drops @event and frees this after a grace period
+ * @rcu: Frees the enabler after a grace period
  */
 struct user_event_enabler {
 	struct list_head		mm_link;
@@ -236,21 +311,7 @@ struct user_event_enabler {
 	struct user_event		*event;
 	unsigned long			addr;
 	unsigned long			values;
-	struct rcu_work			free_work;
-};
-
-/**
- * struct user_event_enabler_fault - Deferred fault-in of an enable bit
- * @work: The work item
- * @uem: Process of the enabler; its mm is referenced with mmget()
- * @enabler: Enabler to rewrite, kept alive by ENABLE_VAL_FAULTING_BIT
- * @attempt: Number of fault-ins done for this write
- */
-struct user_event_enabler_fault {
-	struct work_struct		work;
-	struct user_event_mm		*uem;
-	struct user_event_enabler	*enabler;
-	int				attempt;
+	struct rcu_head			rcu;
 };
 
 /**
@@ -270,10 +331,12 @@ struct user_event_refs {
 /**
  * struct user_event_file_info - Private data of a user_events_data fd
  * @group: Group of the fd
+ * @lock: Serialises the registrations made through the fd
  * @refs: Registered events, NULL before the first registration
  */
 struct user_event_file_info {
 	struct user_event_group		*group;
+	struct mutex			lock;	/* see @lock above */
 	struct user_event_refs __rcu	*refs;
 };
 
@@ -305,21 +368,32 @@ static const struct user_field_type user_field_types[] = {
 static struct user_event_group init_group = {
 	.system_name		= USER_EVENTS_SYSTEM,
 	.system_multi_name	= USER_EVENTS_MULTI_SYSTEM,
-	.reg_mutex		= __MUTEX_INITIALIZER(init_group.reg_mutex),
 };
 
 /* Number of events and its limit, both under event_mutex */
 static unsigned int current_user_events;
 static unsigned int max_user_events = 32768;
 
+/* Enablers of one process at most, beyond that -ENOSPC */
+static unsigned int max_user_event_enablers = 65536;
+
 /* Unreferenced non-persistent events waiting for destruction */
 static LIST_HEAD(user_event_pending);
+static DEFINE_SPINLOCK(user_event_pending_lock);
 static void user_event_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(user_event_reap_work, user_event_reap);
 
-/* Every user_event_mm with enablers, for the tracer fan-out */
+/* Every attached user_event_mm, for the tracer fan-out */
 static LIST_HEAD(user_event_mms);
 static DEFINE_SPINLOCK(user_event_mms_lock);
+
+/*
+ * Fan-outs of a status change begun and ended, under event_mutex. A fork
+ * compares them with what it saw before the memory was copied, to find
+ * out whether a fan-out may have missed the child.
+ */
+static unsigned long user_event_fanouts_started;
+static unsigned long user_event_fanouts_finished;
 
 /*
  * Every linked enabler by process, address and bit: the duplicate check
@@ -356,27 +430,117 @@ static struct dyn_event_operations user_event_dops = {
  * global state, so the KUnit suite can call them without events.
  */
 
+/*
+ * Why a command is refused. The message goes to tracefs error_log with
+ * the command and a caret under the offending text.
+ */
+enum user_event_err_type {
+	USER_EVENT_ERR_NAME_EMPTY,
+	USER_EVENT_ERR_NAME_LONG,
+	USER_EVENT_ERR_NAME_CHAR,
+	USER_EVENT_ERR_NAME_FLAGS,
+	USER_EVENT_ERR_NAME_RESERVED,
+	USER_EVENT_ERR_FIELD_WORDS,
+	USER_EVENT_ERR_FIELD_NO_NAME,
+	USER_EVENT_ERR_FIELD_NAME,
+	USER_EVENT_ERR_FIELD_TYPE,
+	USER_EVENT_ERR_ARRAY_SIZE,
+	USER_EVENT_ERR_FIELD_SIZE,
+	USER_EVENT_ERR_STRUCT_SIZE,
+	USER_EVENT_ERR_TOO_BIG,
+	USER_EVENT_ERR_FIELDS_DIFFER,
+	USER_EVENT_ERR_MAX
+};
+
+static const char *user_event_err_text[USER_EVENT_ERR_MAX] = {
+	[USER_EVENT_ERR_NAME_EMPTY]	= "Missing event name",
+	[USER_EVENT_ERR_NAME_LONG]	= "Event name longer than 255 bytes",
+	[USER_EVENT_ERR_NAME_CHAR]	= "Event name with '/', a space or a control character",
+	[USER_EVENT_ERR_NAME_FLAGS]	= "No flags may follow the event name",
+	[USER_EVENT_ERR_NAME_RESERVED]	= "Event name taken by the system directory",
+	[USER_EVENT_ERR_FIELD_WORDS]	= "Field of more than 4 words",
+	[USER_EVENT_ERR_FIELD_NO_NAME]	= "Field without a name",
+	[USER_EVENT_ERR_FIELD_NAME]	= "Field name must be a C identifier",
+	[USER_EVENT_ERR_FIELD_TYPE]	= "Unknown field type",
+	[USER_EVENT_ERR_ARRAY_SIZE]	= "Array size must be 1 to 1024",
+	[USER_EVENT_ERR_FIELD_SIZE]	= "Only a struct field takes a size",
+	[USER_EVENT_ERR_STRUCT_SIZE]	= "Struct size must be 1 to what a tracer can record",
+	[USER_EVENT_ERR_TOO_BIG]	= "Fields larger than any tracer can record",
+	[USER_EVENT_ERR_FIELDS_DIFFER]	= "Event exists with other fields",
+};
+
+/**
+ * struct user_event_err - Why and where a command is refused
+ * @type: USER_EVENT_ERR_*
+ * @pos: Offset of the offending text in the parsed string
+ */
+struct user_event_err {
+	u8	type;
+	u16	pos;
+};
+
+/* Notes an error in @err, which may be NULL; returns -EINVAL */
+static int user_event_err(struct user_event_err *err, u8 type,
+			  const char *base, const char *at)
+{
+	if (err) {
+		err->type = type;
+		err->pos = min_t(size_t, at - base, U16_MAX);
+	}
+
+	return -EINVAL;
+}
+
 static bool user_field_is_space(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
-/* D5: reject names that cannot be a tracefs directory or a dyn_event key */
-static int user_event_name_check(const char *name)
+/* Files of a system directory: an event of that name gets no directory */
+static const char * const user_event_reserved_names[] = {
+	".", "..", "enable", "filter",
+};
+
+/**
+ * user_event_name_check - Check the name of an event
+ * @name: The name
+ * @err: Where and why it is refused, may be NULL
+ *
+ * A name becomes a tracefs directory of the event's system and the key of
+ * dynamic_events commands: it must be one path component that neither
+ * the shell-like parsing of those commands nor the system directory
+ * takes for something else. No text flags exist: "name:anything" is
+ * always refused.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int user_event_name_check(const char *name, struct user_event_err *err)
 {
 	size_t len = strlen(name);
 	const char *p;
+	int i;
 
-	if (!len || len > MAX_EVENT_NAME)
-		return -EINVAL;
-
-	/* The name becomes a tracefs directory */
-	if (!strcmp(name, ".") || !strcmp(name, ".."))
-		return -EINVAL;
+	if (!len)
+		return user_event_err(err, USER_EVENT_ERR_NAME_EMPTY, name, name);
 
 	for (p = name; *p; p++) {
-		if (*p == '/' || *p == ':' || isspace(*p) || iscntrl(*p))
-			return -EINVAL;
+		if (*p == ':')
+			return user_event_err(err, USER_EVENT_ERR_NAME_FLAGS,
+					      name, p);
+
+		if (*p == '/' || isspace(*p) || iscntrl(*p))
+			return user_event_err(err, USER_EVENT_ERR_NAME_CHAR,
+					      name, p);
+	}
+
+	if (len > MAX_EVENT_NAME)
+		return user_event_err(err, USER_EVENT_ERR_NAME_LONG, name,
+				      name + MAX_EVENT_NAME);
+
+	for (i = 0; i < ARRAY_SIZE(user_event_reserved_names); i++) {
+		if (!strcmp(name, user_event_reserved_names[i]))
+			return user_event_err(err, USER_EVENT_ERR_NAME_RESERVED,
+					      name, name);
 	}
 
 	return 0;
@@ -396,6 +560,21 @@ static bool user_field_name_valid(const char *name)
 	}
 
 	return true;
+}
+
+/*
+ * Events whose fixed fields alone are larger than any tracer of this
+ * kernel can record could never be written: refuse them. Dynamic
+ * locations are 16-bit offsets, so the fixed part ends below 64 KiB too.
+ */
+static size_t user_event_max_static_size(void)
+{
+	size_t max = USER_EVENT_FTRACE_MAX_PAYLOAD;
+
+	if (IS_ENABLED(CONFIG_PERF_EVENTS))
+		max = max_t(size_t, max, USER_EVENT_PERF_MAX_PAYLOAD);
+
+	return min_t(size_t, max, MAX_STATIC_SIZE);
 }
 
 /* char[N]: N in 1..1024, base 0, and "N]" must fit in 7 characters */
@@ -423,12 +602,15 @@ static int user_field_array_len(const char *bracket, u32 *len)
 	return 0;
 }
 
-/* Fills kind, size, signedness and print spec of a field from its type */
+/*
+ * Fills kind, size, signedness and print spec of a field from its type.
+ * Returns 0, or the USER_EVENT_ERR_* why the type is refused.
+ */
 static int user_field_set_type(struct user_field *field)
 {
 	const char *type = field->type;
 	const char *bracket;
-	int i, ret;
+	int i;
 
 	field->is_signed = type[0] != 'u';
 	field->is_char = strstr(type, "char");
@@ -454,11 +636,10 @@ static int user_field_set_type(struct user_field *field)
 
 		if (!(base == 4 && !strncmp(type, "char", 4)) &&
 		    !(base == 13 && !strncmp(type, "unsigned char", 13)))
-			return -EINVAL;
+			return USER_EVENT_ERR_FIELD_TYPE;
 
-		ret = user_field_array_len(bracket, &field->len);
-		if (ret)
-			return ret;
+		if (user_field_array_len(bracket, &field->len))
+			return USER_EVENT_ERR_ARRAY_SIZE;
 
 		field->kind = USER_FIELD_STRING;
 		field->size = field->len;
@@ -477,7 +658,7 @@ static int user_field_set_type(struct user_field *field)
 		return 0;
 	}
 
-	return -EINVAL;
+	return USER_EVENT_ERR_FIELD_TYPE;
 }
 
 /* How many tokens the type of a field spans */
@@ -492,46 +673,76 @@ static int user_field_type_tokens(char **tok, int n)
 	return 1;
 }
 
-/* TYPE NAME, or struct X NAME SIZE; the tokens are already split */
-static int user_field_parse(char **tok, int n, struct user_field *field)
+/* Joins the tokens of a type with single spaces */
+static char *user_field_join_type(char **tok, int type_tokens)
 {
-	int type_tokens = user_field_type_tokens(tok, n);
-	int i, ret, len = 0;
-	u32 size;
-
-	if (n < type_tokens + 1)
-		return -EINVAL;
+	int i, len = 0;
+	char *type;
 
 	for (i = 0; i < type_tokens; i++)
 		len += strlen(tok[i]) + 1;
 
-	field->type = kmalloc(len, GFP_KERNEL);
+	type = kmalloc(len, GFP_KERNEL);
+	if (!type)
+		return NULL;
+
+	type[0] = '\0';
+	for (i = 0; i < type_tokens; i++) {
+		if (i)
+			strcat(type, " ");
+		strcat(type, tok[i]);
+	}
+
+	return type;
+}
+
+/*
+ * TYPE NAME, or struct X NAME SIZE; the tokens are already split and
+ * point into @base, the string whose offsets errors report.
+ */
+static int user_field_parse(char **tok, int n, struct user_field *field,
+			    const char *base, struct user_event_err *err)
+{
+	int type_tokens = user_field_type_tokens(tok, n);
+	int type_err;
+	u32 size;
+
+	if (n < type_tokens)
+		return user_event_err(err, USER_EVENT_ERR_FIELD_TYPE, base,
+				      tok[0]);
+
+	if (n == type_tokens)
+		return user_event_err(err, USER_EVENT_ERR_FIELD_NO_NAME, base,
+				      tok[0]);
+
+	field->type = user_field_join_type(tok, type_tokens);
 	if (!field->type)
 		return -ENOMEM;
 
-	field->type[0] = '\0';
-	for (i = 0; i < type_tokens; i++) {
-		if (i)
-			strcat(field->type, " ");
-		strcat(field->type, tok[i]);
-	}
-
 	field->name = tok[type_tokens];
 	if (!user_field_name_valid(field->name))
-		return -EINVAL;
+		return user_event_err(err, USER_EVENT_ERR_FIELD_NAME, base,
+				      field->name);
 
-	ret = user_field_set_type(field);
-	if (ret)
-		return ret;
+	/* A type error is in the last word of the type: "char[0]" */
+	type_err = user_field_set_type(field);
+	if (type_err)
+		return user_event_err(err, type_err, base,
+				      tok[type_tokens - 1]);
 
 	n -= type_tokens + 1;
-	if (field->kind != USER_FIELD_STRUCT)
-		return n ? -EINVAL : 0;
+	if (field->kind != USER_FIELD_STRUCT) {
+		if (n)
+			return user_event_err(err, USER_EVENT_ERR_FIELD_SIZE,
+					      base, tok[type_tokens + 1]);
+		return 0;
+	}
 
-	/* D4: a size that could never fit a record is an error */
+	/* A size that could never fit a record is an error */
 	if (n != 1 || kstrtou32(tok[type_tokens + 1], 10, &size) ||
-	    !size || size > MAX_STATIC_SIZE)
-		return -EINVAL;
+	    !size || size > user_event_max_static_size())
+		return user_event_err(err, USER_EVENT_ERR_STRUCT_SIZE, base,
+				      n ? tok[type_tokens + 1] : field->name);
 
 	field->size = size;
 	return 0;
@@ -559,14 +770,16 @@ static void user_fields_free(struct user_fields *desc)
  * user_fields_parse - Parse the field list of a command
  * @args: "field;field...", may be NULL or empty
  * @desc: Output, to be released with user_fields_free()
+ * @err: Where in @args and why the list is refused, may be NULL
  *
  * Any run of spaces or tabs separates tokens, a ';' separates fields and
- * empty fields are ignored (D6). Fields are packed after the common
- * header.
+ * empty fields are ignored. Fields are packed after the common header;
+ * their static sizes must add up to a payload that some tracer can record.
  *
  * Return: 0, -EINVAL for a syntax or type error, or -ENOMEM.
  */
-static int user_fields_parse(const char *args, struct user_fields *desc)
+static int user_fields_parse(const char *args, struct user_fields *desc,
+			     struct user_event_err *err)
 {
 	char *cur, *field, *tok[MAX_FIELD_TOKENS], *p;
 	u32 offset = sizeof(struct trace_entry);
@@ -595,7 +808,9 @@ static int user_fields_parse(const char *args, struct user_fields *desc)
 			if (!*p)
 				continue;
 			if (n == MAX_FIELD_TOKENS) {
-				ret = -EINVAL;
+				ret = user_event_err(err,
+						     USER_EVENT_ERR_FIELD_WORDS,
+						     desc->buf, p);
 				goto fail;
 			}
 			tok[n++] = p;
@@ -606,14 +821,16 @@ static int user_fields_parse(const char *args, struct user_fields *desc)
 
 		/* Counted first so that user_fields_free() sees the type */
 		desc->count++;
-		ret = user_field_parse(tok, n, f);
+		ret = user_field_parse(tok, n, f, desc->buf, err);
 		if (ret)
 			goto fail;
 
 		f->offset = offset;
 		offset += f->size;
-		if (offset - sizeof(struct trace_entry) > MAX_STATIC_SIZE) {
-			ret = -EINVAL;
+		if (offset - sizeof(struct trace_entry) >
+		    user_event_max_static_size()) {
+			ret = user_event_err(err, USER_EVENT_ERR_TOO_BIG,
+					     desc->buf, tok[0]);
 			goto fail;
 		}
 	}
@@ -633,7 +850,7 @@ fail:
  *
  * The canonical form is "TYPE NAME[ SIZE]" per field, joined by "; ". It
  * is what dynamic_events shows and what matching compares, so that every
- * spelling of the same fields matches (D6).
+ * spelling of the same fields matches.
  *
  * Return: the length of the whole form, as snprintf().
  */
@@ -733,7 +950,7 @@ static char *user_fields_argv_canon(int argc, const char * const *argv)
 		strcat(args, " ");
 	}
 
-	if (!user_fields_parse(args, &desc)) {
+	if (!user_fields_parse(args, &desc, NULL)) {
 		canon = user_fields_sprint(&desc, user_fields_canon);
 		user_fields_free(&desc);
 	}
@@ -761,65 +978,70 @@ static u32 user_event_key(const char *name)
 	return jhash(name, strlen(name), 0);
 }
 
-/* Takes a reference under event_mutex, reviving a pending event */
-static void user_event_get_locked(struct user_event *user)
-{
-	lockdep_assert_held(&event_mutex);
-
-	/* The count of 1 that kept it alive becomes the caller's */
-	if (!list_empty(&user->pending_link))
-		list_del_init(&user->pending_link);
-	else
-		refcount_inc(&user->refcnt);
-}
-
+/* Takes a reference of an event the caller already holds one of */
 static void user_event_get(struct user_event *user)
 {
 	refcount_inc(&user->refcnt);
 }
 
+/*
+ * Takes a reference of an event that may be unreferenced and waiting for
+ * destruction: its count of 1 then becomes the caller's.
+ */
+static void user_event_get_revive(struct user_event *user)
+{
+	lockdep_assert_held(&event_mutex);
+
+	spin_lock(&user_event_pending_lock);
+	if (!list_empty(&user->pending_link))
+		list_del_init(&user->pending_link);
+	else
+		refcount_inc(&user->refcnt);
+	spin_unlock(&user_event_pending_lock);
+}
+
 /**
  * user_event_put - Drop a reference of an event
  * @user: The event
- * @locked: The caller holds event_mutex
  *
  * The last reference of a non-persistent event keeps the count at 1 and
- * queues the event for destruction: the put may come from class->reg,
- * where an event call cannot be removed. Nothing embedded in the event is
- * queued, so the event can be destroyed by anyone meanwhile.
+ * puts the event on the pending list, from which a work item destroys it
+ * (or a tracer revives it). The put itself needs no mutex: it happens in
+ * class->reg(), where an event call cannot be removed, and in __mmput().
  */
-static void user_event_put(struct user_event *user, bool locked)
+static void user_event_put(struct user_event *user)
 {
-	if (locked) {
-		lockdep_assert_held(&event_mutex);
-		if (!refcount_dec_and_test(&user->refcnt))
-			return;
-	} else if (!refcount_dec_and_mutex_lock(&user->refcnt, &event_mutex)) {
+	if (!refcount_dec_and_lock(&user->refcnt, &user_event_pending_lock))
 		return;
-	}
 
 	refcount_set(&user->refcnt, 1);
-
-	if (WARN_ON_ONCE(user_event_is_persist(user))) {
-		pr_alert("BUG: Auto-delete engaged on persistent event\n");
-	} else {
+	if (!WARN_ONCE(user_event_is_persist(user),
+		       "user_events: persistent event %s unreferenced\n",
+		       user->tp.name))
 		list_add_tail(&user->pending_link, &user_event_pending);
-		mod_delayed_work(system_wq, &user_event_reap_work, 0);
-	}
+	spin_unlock(&user_event_pending_lock);
 
-	if (!locked)
-		mutex_unlock(&event_mutex);
+	mod_delayed_work(system_wq, &user_event_reap_work, 0);
 }
 
-/* Nothing but the pending list (or PERSIST's self reference) holds it */
-static bool user_event_last_ref(struct user_event *user)
+/*
+ * Nothing but the pending list, or the self reference of a persistent
+ * event, holds it: it may be deleted.
+ */
+static bool user_event_unreferenced(struct user_event *user)
 {
+	bool pending;
+
 	lockdep_assert_held(&event_mutex);
 
 	if (user_event_is_persist(user))
 		return refcount_read(&user->refcnt) == 1;
 
-	return !list_empty(&user->pending_link);
+	spin_lock(&user_event_pending_lock);
+	pending = !list_empty(&user->pending_link);
+	spin_unlock(&user_event_pending_lock);
+
+	return pending;
 }
 
 static struct list_head *user_event_get_fields(struct trace_event_call *call)
@@ -935,7 +1157,8 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
  * @user: The event
  *
  * Context: event_mutex held.
- * Return: 0, or -EBUSY while a tracefs file of the event is in use.
+ * Return: 0, or -EBUSY while another event or a tracer of the core holds
+ * the event call (a trigger, an eprobe, a histogram variable).
  */
 static int user_event_destroy(struct user_event *user)
 {
@@ -961,38 +1184,51 @@ static int user_event_destroy(struct user_event *user)
 
 	dyn_event_remove(&user->devent);
 	hash_del(&user->node);
-	list_del(&user->pending_link);
 
-	if (WARN_ON_ONCE(!current_user_events))
-		pr_alert("BUG: Bad current_user_events\n");
-	else
+	spin_lock(&user_event_pending_lock);
+	list_del(&user->pending_link);
+	spin_unlock(&user_event_pending_lock);
+
+	if (!WARN_ONCE(!current_user_events, "user_events: event count underflow\n"))
 		current_user_events--;
 
 	user_event_release_mem(user);
 	return 0;
 }
 
+/* Destroys the unreferenced events; those still in use by the core wait */
 static void user_event_reap(struct work_struct *work)
 {
 	struct user_event *user, *next;
+	LIST_HEAD(reap);
 	bool retry = false;
 	int ret;
 
 	mutex_lock(&event_mutex);
-	list_for_each_entry_safe(user, next, &user_event_pending,
-				 pending_link) {
+
+	/* Final puts go on adding to the global list meanwhile */
+	spin_lock(&user_event_pending_lock);
+	list_splice_init(&user_event_pending, &reap);
+	spin_unlock(&user_event_pending_lock);
+
+	list_for_each_entry_safe(user, next, &reap, pending_link) {
 		ret = user_event_destroy(user);
 		if (!ret)
 			continue;
 
-		/* An open file of the event delays it, so try again later */
 		if (ret != -EBUSY)
-			pr_warn("user_events: Unable to delete event\n");
+			pr_warn_ratelimited("Unable to delete event %s: %d\n",
+					    user->tp.name, ret);
 		retry = true;
 	}
 
-	if (retry)
+	if (retry) {
+		spin_lock(&user_event_pending_lock);
+		list_splice(&reap, &user_event_pending);
+		spin_unlock(&user_event_pending_lock);
 		mod_delayed_work(system_wq, &user_event_reap_work, HZ / 10);
+	}
+
 	mutex_unlock(&event_mutex);
 }
 
@@ -1004,6 +1240,19 @@ static void user_event_ftrace(struct user_event *user,
 static void user_event_perf(struct user_event *user,
 			    const struct iov_iter *i, void *tpdata,
 			    unsigned int *outcome);
+
+/* A tracer attached or detached: follow it with the bits and references */
+static void user_event_tracer_changed(struct user_event *user, bool attached)
+{
+	if (attached)
+		user_event_get_revive(user);
+
+	user_event_update_status(user);
+	user_event_enabler_update(user);
+
+	if (!attached)
+		user_event_put(user);
+}
 
 /* Probe attach and detach: keep the enable bits and references in step */
 static int user_event_reg(struct trace_event_call *call,
@@ -1019,26 +1268,28 @@ static int user_event_reg(struct trace_event_call *call,
 	case TRACE_REG_REGISTER:
 		ret = tracepoint_probe_register(call->tp, call->class->probe,
 						data);
-		if (ret)
-			return ret;
-		goto inc;
+		if (!ret)
+			user_event_tracer_changed(user, true);
+		break;
 
 	case TRACE_REG_UNREGISTER:
 		tracepoint_probe_unregister(call->tp, call->class->probe, data);
-		goto dec;
+		user_event_tracer_changed(user, false);
+		break;
 
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
 		ret = tracepoint_probe_register(call->tp,
 						call->class->perf_probe, call);
-		if (ret)
-			return ret;
-		goto inc;
+		if (!ret)
+			user_event_tracer_changed(user, true);
+		break;
 
 	case TRACE_REG_PERF_UNREGISTER:
 		tracepoint_probe_unregister(call->tp, call->class->perf_probe,
 					    call);
-		goto dec;
+		user_event_tracer_changed(user, false);
+		break;
 
 	case TRACE_REG_PERF_OPEN:
 	case TRACE_REG_PERF_CLOSE:
@@ -1048,17 +1299,7 @@ static int user_event_reg(struct trace_event_call *call,
 #endif
 	}
 
-	return 0;
-inc:
-	user_event_get_locked(user);
-	user_event_update_status(user);
-	user_event_enabler_update(user);
-	return 0;
-dec:
-	user_event_update_status(user);
-	user_event_enabler_update(user);
-	user_event_put(user, true);
-	return 0;
+	return ret;
 }
 
 static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
@@ -1132,7 +1373,7 @@ static int user_event_new(struct user_event_group *group, const char *name,
 
 	lockdep_assert_held(&event_mutex);
 
-	/* Failed creations use up ids too, like upstream */
+	/* Every attempt uses up an id, so that ids are never reused */
 	if (flags & USER_EVENT_REG_MULTI_FORMAT)
 		multi_id = group->multi_id++;
 
@@ -1198,10 +1439,37 @@ free:
 	return ret;
 }
 
+/*
+ * An unreferenced non-persistent event that only waits for its
+ * destruction is gone for anybody who looks it up: destroy it now, so
+ * that a new registration of the name starts afresh. Returns false when
+ * the core still holds its call and it has to stay.
+ */
+static bool user_event_drop_unreferenced(struct user_event *user)
+{
+	lockdep_assert_held(&event_mutex);
+
+	if (user_event_is_persist(user) || !user_event_unreferenced(user))
+		return false;
+
+	return !user_event_destroy(user);
+}
+
+/* Logs why a command is refused, under the user_events label */
+static void user_event_log_err(const char *log_cmd, const char *parsed,
+			       const struct user_event_err *err)
+{
+	lockdep_assert_held(&event_mutex);
+
+	tracing_log_err(NULL, "user_events", log_cmd, user_event_err_text,
+			err->type, (parsed - log_cmd) + err->pos);
+}
+
 /**
  * user_event_find_or_create - Look up an event by command, or create it
  * @group: Group of the event
  * @cmd: "name[ field[;field]...]", not modified
+ * @log_cmd: What error_log shows for a refused command; it ends with @cmd
  * @flags: USER_EVENT_REG_* flags
  * @out: Output, with one reference for the caller
  * @created: Output, true when the event is new (may be NULL)
@@ -1210,20 +1478,20 @@ free:
  * -EADDRINUSE for single-format events and a new event for multi-format
  * ones.
  *
- * Context: group->reg_mutex held.
  * Return: 0 or a negative errno.
  */
 static int user_event_find_or_create(struct user_event_group *group,
-				     const char *cmd, u16 flags,
-				     struct user_event **out, bool *created)
+				     const char *cmd, const char *log_cmd,
+				     u16 flags, struct user_event **out,
+				     bool *created)
 {
 	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
+	struct user_event_err err = {};
 	struct user_fields desc;
 	struct user_event *user;
+	struct hlist_node *tmp;
 	char *name, *args = NULL, *canon = NULL;
 	int ret, parse_ret;
-
-	lockdep_assert_held(&group->reg_mutex);
 
 	name = kstrdup(cmd, GFP_KERNEL);
 	if (!name)
@@ -1234,16 +1502,19 @@ static int user_event_find_or_create(struct user_event_group *group,
 	if (*args)
 		*args++ = '\0';
 
-	/* No text flags exist: "name:anything" is always refused */
-	ret = -EINVAL;
-	if (strchr(name, ':') || user_event_name_check(name))
+	ret = user_event_name_check(name, &err);
+	if (ret) {
+		mutex_lock(&event_mutex);
+		user_event_log_err(log_cmd, cmd, &err);
+		mutex_unlock(&event_mutex);
 		goto out;
+	}
 
 	ret = -EPERM;
 	if ((flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
 		goto out;
 
-	parse_ret = user_fields_parse(args, &desc);
+	parse_ret = user_fields_parse(args, &desc, &err);
 	if (!parse_ret) {
 		canon = user_fields_sprint(&desc, user_fields_canon);
 		if (!canon) {
@@ -1254,14 +1525,17 @@ static int user_event_find_or_create(struct user_event_group *group,
 
 	mutex_lock(&event_mutex);
 	ret = -ENOENT;
-	hash_for_each_possible(group->register_table, user, node,
-			       user_event_key(name)) {
+	hash_for_each_possible_safe(group->register_table, user, tmp, node,
+				    user_event_key(name)) {
 		if (strcmp(user->reg_name, name) ||
 		    user_event_is_multi(user) != multi)
 			continue;
 
+		if (user_event_drop_unreferenced(user))
+			continue;
+
 		if (!parse_ret && !strcmp(user->args, canon)) {
-			user_event_get_locked(user);
+			user_event_get_revive(user);
 			*out = user;
 			ret = 0;
 			break;
@@ -1269,6 +1543,9 @@ static int user_event_find_or_create(struct user_event_group *group,
 
 		if (!multi) {
 			ret = -EADDRINUSE;
+			err.type = USER_EVENT_ERR_FIELDS_DIFFER;
+			err.pos = 0;
+			user_event_log_err(log_cmd, cmd + (args - name), &err);
 			break;
 		}
 	}
@@ -1278,6 +1555,9 @@ static int user_event_find_or_create(struct user_event_group *group,
 			if (multi)
 				group->multi_id++;
 			ret = parse_ret;
+			if (ret == -EINVAL)
+				user_event_log_err(log_cmd,
+						   cmd + (args - name), &err);
 		} else {
 			ret = user_event_new(group, name, &desc, &canon, flags,
 					     out);
@@ -1297,17 +1577,22 @@ out:
 
 /*
  * Undoes a registration step that took a reference: a new event goes away
- * at once (D1) unless something else has attached to it meanwhile.
+ * at once unless something else has attached to it meanwhile, so that a
+ * failed registration leaves nothing behind.
  */
 static void user_event_put_undo(struct user_event *user, bool created)
 {
 	unsigned int initial = user_event_is_persist(user) ? 2 : 1;
 
 	mutex_lock(&event_mutex);
-	if (!created || refcount_read(&user->refcnt) != initial ||
-	    user_event_destroy(user))
-		user_event_put(user, true);
+	if (created && refcount_read(&user->refcnt) == initial &&
+	    !user_event_destroy(user)) {
+		mutex_unlock(&event_mutex);
+		return;
+	}
 	mutex_unlock(&event_mutex);
+
+	user_event_put(user);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1315,7 +1600,16 @@ static void user_event_put_undo(struct user_event *user, bool created)
 /* ------------------------------------------------------------------ */
 
 #define ENABLE_BITOPS(e) (&(e)->values)
-#define ENABLE_BIT(e) ((int)((e)->values & ENABLE_VAL_BIT_MASK))
+
+static int user_event_enabler_bit(struct user_event_enabler *enabler)
+{
+	return READ_ONCE(enabler->values) & ENABLE_VAL_BIT_MASK;
+}
+
+static bool user_event_enabler_compat(struct user_event_enabler *enabler)
+{
+	return test_bit(ENABLE_VAL_COMPAT_BIT, ENABLE_BITOPS(enabler));
+}
 
 /*
  * Bit operations work on an aligned long. A 32-bit value on a 64-bit
@@ -1342,7 +1636,7 @@ static void user_event_bit_location(unsigned long *addr, int *bit,
 #endif
 }
 
-/* Sets or clears a bit in a process without faulting; mmap_lock held */
+/* Sets or clears a bit of a process without faulting; mmap_lock held */
 static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 				   int bit, bool compat, bool set)
 {
@@ -1373,158 +1667,110 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 	return 0;
 }
 
-/* Makes the page of an enable value present and writable */
+/*
+ * Makes the page of a bit present and writable, without writing it;
+ * mmap_lock held for read (it may be dropped and taken again).
+ */
 static int user_event_mm_fault_in(struct mm_struct *mm, unsigned long addr,
-				  int attempt)
+				  int bit, bool compat)
 {
-	bool unlocked;
-	int ret;
+	bool unlocked = false;
 
-	/* A process that keeps write-protecting the page must not livelock */
-	if (attempt > MAX_FAULT_ATTEMPTS)
-		return -EFAULT;
+	user_event_bit_location(&addr, &bit, compat);
 
-	mmap_read_lock(mm);
-	ret = fixup_user_fault(mm, addr, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
-			       &unlocked);
-	mmap_read_unlock(mm);
-
-	return ret;
-}
-
-static bool user_event_enabler_compat(struct user_event_enabler *enabler)
-{
-	return test_bit(ENABLE_VAL_COMPAT_BIT, ENABLE_BITOPS(enabler));
-}
-
-static void user_event_enabler_free_work(struct work_struct *work)
-{
-	struct user_event_enabler *enabler =
-		container_of(to_rcu_work(work), struct user_event_enabler,
-			     free_work);
-
-	user_event_put(enabler->event, false);
-	kmem_cache_free(user_event_enabler_cache, enabler);
+	return fixup_user_fault(mm, addr, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+				&unlocked);
 }
 
 /*
- * Fork copies enablers under RCU alone, so an enabler and its event
- * reference may only go away after a grace period (D13).
- */
-static void user_event_enabler_destroy(struct user_event_enabler *enabler)
-{
-	lockdep_assert_held(&event_mutex);
-
-	list_del_rcu(&enabler->mm_link);
-	spin_lock(&user_event_enabler_table_lock);
-	hash_del_rcu(&enabler->hash_link);
-	spin_unlock(&user_event_enabler_table_lock);
-	INIT_RCU_WORK(&enabler->free_work, user_event_enabler_free_work);
-	queue_rcu_work(system_wq, &enabler->free_work);
-}
-
-static int user_event_enabler_write(struct user_event_mm *uem,
-				    struct user_event_enabler *enabler,
-				    bool fixup_fault, int *attempt);
-
-static void user_event_enabler_fault_fixup(struct work_struct *work)
-{
-	struct user_event_enabler_fault *fault =
-		container_of(work, struct user_event_enabler_fault, work);
-	struct user_event_enabler *enabler = fault->enabler;
-	struct user_event_mm *uem = fault->uem;
-	struct mm_struct *mm = uem->mm;
-	unsigned long addr = enabler->addr;
-	int bit = ENABLE_BIT(enabler);
-	int attempt = fault->attempt;
-	int ret;
-
-	user_event_bit_location(&addr, &bit, user_event_enabler_compat(enabler));
-	ret = user_event_mm_fault_in(mm, addr, attempt);
-	/* Any process can cause this: keep it from flooding the log */
-	if (ret)
-		pr_warn_ratelimited("user_events: Fault for mm: 0x%p @ 0x%llx event: %s\n",
-				    mm, (unsigned long long)enabler->addr,
-				    enabler->event->tp.name);
-
-	mutex_lock(&event_mutex);
-
-	/* Unregistered while faulting: it was left for us to free */
-	if (test_bit(ENABLE_VAL_FREEING_BIT, ENABLE_BITOPS(enabler))) {
-		user_event_enabler_destroy(enabler);
-		goto out;
-	}
-
-	clear_bit(ENABLE_VAL_FAULTING_BIT, ENABLE_BITOPS(enabler));
-
-	/*
-	 * Write the current state even if the fault-in failed: updates were
-	 * skipped while this ran, and the page may have become writable
-	 * since. Only a write after a successful fault-in queues another.
-	 */
-	mmap_read_lock(mm);
-	user_event_enabler_write(uem, enabler, !ret, &attempt);
-	mmap_read_unlock(mm);
-out:
-	mutex_unlock(&event_mutex);
-
-	mmput(mm);
-	kfree(fault);
-}
-
-/* Hands a bit write that needs a fault to a worker; event_mutex held */
-static bool user_event_enabler_queue_fault(struct user_event_mm *uem,
-					   struct user_event_enabler *enabler,
-					   int attempt)
-{
-	struct user_event_enabler_fault *fault;
-
-	fault = kmalloc(sizeof(*fault), GFP_NOWAIT | __GFP_NOWARN);
-	if (!fault)
-		return false;
-
-	INIT_WORK(&fault->work, user_event_enabler_fault_fixup);
-	fault->uem = uem;
-	fault->enabler = enabler;
-	fault->attempt = attempt;
-
-	/* The caller holds an mm user: the mm, uem and enabler stay */
-	mmget(uem->mm);
-	set_bit(ENABLE_VAL_FAULTING_BIT, ENABLE_BITOPS(enabler));
-	schedule_work(&fault->work);
-
-	return true;
-}
-
-/*
- * Writes the event state to the bit of an enabler. Pages that are not
- * present or are COW-shared are faulted in asynchronously when
- * @fixup_fault is set.
+ * Writes the current state of the event to the bit of an enabler, without
+ * faulting. Every bit write of a process holds its lock, so that the last
+ * write of a bit is never an outdated state.
  */
 static int user_event_enabler_write(struct user_event_mm *uem,
-				    struct user_event_enabler *enabler,
-				    bool fixup_fault, int *attempt)
+				    struct user_event_enabler *enabler)
 {
 	int ret;
 
-	lockdep_assert_held(&event_mutex);
-
-	if (test_bit(ENABLE_VAL_FAULTING_BIT, ENABLE_BITOPS(enabler)) ||
-	    test_bit(ENABLE_VAL_FREEING_BIT, ENABLE_BITOPS(enabler)))
-		return -EBUSY;
+	lockdep_assert_held(&uem->lock);
 
 	ret = user_event_mm_write_bit(uem->mm, enabler->addr,
-				      ENABLE_BIT(enabler),
+				      user_event_enabler_bit(enabler),
 				      user_event_enabler_compat(enabler),
-				      enabler->event->status);
-
-	if (ret && fixup_fault) {
-		(*attempt)++;
-		if (!user_event_enabler_queue_fault(uem, enabler, *attempt))
-			pr_warn("user_events: Unable to queue fault handler\n");
-	}
+				      READ_ONCE(enabler->event->status));
+	if (!ret)
+		WRITE_ONCE(uem->write_seq, uem->write_seq + 1);
 
 	return ret;
+}
+
+/* Caller holds a user of uem->mm; the work takes its own */
+static void user_event_mm_queue_write(struct user_event_mm *uem)
+{
+	/* Pairs with clear_bit() in user_event_mm_write_work() */
+	if (test_and_set_bit(USER_EVENT_MM_WRITE_QUEUED, &uem->flags))
+		return;
+
+	mmget(uem->mm);
+	queue_work(system_unbound_wq, &uem->write_work);
+}
+
+/* Leaves a bit to the process's worker, which may fault its page in */
+static void user_event_enabler_mark(struct user_event_enabler *enabler)
+{
+	set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
+}
+
+/* Writes a bit, faulting its page in as often as the process lets us */
+static void user_event_enabler_write_fault(struct user_event_mm *uem,
+					   struct user_event_enabler *enabler)
+{
+	int attempt, ret;
+
+	for (attempt = 0; attempt <= MAX_FAULT_ATTEMPTS; attempt++) {
+		if (!user_event_enabler_write(uem, enabler))
+			return;
+
+		ret = user_event_mm_fault_in(uem->mm, enabler->addr,
+					     user_event_enabler_bit(enabler),
+					     user_event_enabler_compat(enabler));
+		if (ret)
+			break;
+	}
+
+	/* Any process can cause this: keep it from flooding the log */
+	pr_warn_ratelimited("Fault for mm: 0x%p @ 0x%lx event: %s\n",
+			    uem->mm, enabler->addr, enabler->event->tp.name);
+}
+
+/*
+ * The worker of a process: writes the bits marked dirty, faulting pages
+ * in. It may wait as long as the process makes a fault take; it holds
+ * only the process's own lock meanwhile.
+ */
+static void user_event_mm_write_work(struct work_struct *work)
+{
+	struct user_event_mm *uem =
+		container_of(work, struct user_event_mm, write_work);
+	struct user_event_enabler *enabler;
+	struct mm_struct *mm = uem->mm;
+
+	clear_bit(USER_EVENT_MM_WRITE_QUEUED, &uem->flags);
+	/* Marks made from now on are seen below, or queue another run */
+	smp_mb__after_atomic();
+
+	mutex_lock(&uem->lock);
+	mmap_read_lock(mm);
+	list_for_each_entry(enabler, &uem->enablers, mm_link) {
+		if (test_and_clear_bit(ENABLE_VAL_DIRTY_BIT,
+				       ENABLE_BITOPS(enabler)))
+			user_event_enabler_write_fault(uem, enabler);
+		cond_resched();
+	}
+	mmap_read_unlock(mm);
+	mutex_unlock(&uem->lock);
+
+	mmput(mm);
 }
 
 static bool user_event_mm_has_event(struct user_event_mm *uem,
@@ -1567,35 +1813,80 @@ static struct user_event_mm *user_event_mm_get_all(struct user_event *user)
 	return found;
 }
 
+/*
+ * Writes the state of @user to the bits of one process. The fan-out
+ * holds event_mutex: it must not wait for a process, whose locks may be
+ * held by a thread stuck in a fault the process controls. A busy process,
+ * and a bit whose page needs a fault, is left to the process's worker.
+ */
+static void user_event_mm_update(struct user_event_mm *uem,
+				 struct user_event *user)
+{
+	struct user_event_enabler *enabler;
+	bool locked = false, queue = false;
+
+	if (mutex_trylock(&uem->lock)) {
+		locked = mmap_read_trylock(uem->mm);
+		if (!locked)
+			mutex_unlock(&uem->lock);
+	}
+
+	if (locked) {
+		list_for_each_entry(enabler, &uem->enablers, mm_link) {
+			if (enabler->event != user ||
+			    !user_event_enabler_write(uem, enabler))
+				continue;
+
+			user_event_enabler_mark(enabler);
+			queue = true;
+		}
+		mmap_read_unlock(uem->mm);
+		mutex_unlock(&uem->lock);
+	} else {
+		rcu_read_lock();
+		list_for_each_entry_rcu(enabler, &uem->enablers, mm_link) {
+			if (enabler->event != user)
+				continue;
+
+			user_event_enabler_mark(enabler);
+			queue = true;
+		}
+		rcu_read_unlock();
+	}
+
+	if (queue)
+		user_event_mm_queue_write(uem);
+}
+
 /* Writes the state of @user to every process that registered it */
 static void user_event_enabler_update(struct user_event *user)
 {
-	struct user_event_enabler *enabler;
 	struct user_event_mm *uem, *next;
-	struct mm_struct *mm;
-	int attempt;
 
 	lockdep_assert_held(&event_mutex);
+
+	WRITE_ONCE(user_event_fanouts_started, user_event_fanouts_started + 1);
+	/*
+	 * Pairs with smp_mb() in user_events_dup_mm(): a fork either sees
+	 * this fan-out begun, or this fan-out sees the child.
+	 */
+	smp_mb();
 
 	next = user_event_mm_get_all(user);
 	while (next) {
 		uem = next;
 		next = uem->next;
-		mm = uem->mm;
 
-		mmap_read_lock(mm);
-		list_for_each_entry(enabler, &uem->enablers, mm_link) {
-			if (enabler->event != user)
-				continue;
-
-			attempt = 0;
-			user_event_enabler_write(uem, enabler, true, &attempt);
-		}
-		mmap_read_unlock(mm);
+		user_event_mm_update(uem, user);
 
 		/* The last mmput() tears the mm down: not under event_mutex */
-		mmput_async(mm);
+		mmput_async(uem->mm);
+		cond_resched();
 	}
+
+	/* Pairs with smp_load_acquire() in user_events_dup_mm_prepare() */
+	smp_store_release(&user_event_fanouts_finished,
+			  user_event_fanouts_started);
 }
 
 /* The status is what is attached to the tracepoint right now */
@@ -1634,14 +1925,79 @@ static unsigned long user_event_enabler_key(struct user_event_mm *uem,
 	return (unsigned long)uem ^ (addr << 6 | bit);
 }
 
-/* Makes enablers of @uem findable by address and bit; caller holds the lock */
+/* The linked enabler of a process for an address and bit, or NULL */
+static struct user_event_enabler *
+user_event_mm_find(struct user_event_mm *uem, unsigned long addr, int bit)
+{
+	unsigned long key = user_event_enabler_key(uem, addr, bit);
+	struct user_event_enabler *enabler, *found = NULL;
+
+	/* Other processes change the table meanwhile */
+	rcu_read_lock();
+	hash_for_each_possible_rcu(user_event_enabler_table, enabler,
+				   hash_link, key) {
+		if (enabler->uem == uem && enabler->addr == addr &&
+		    user_event_enabler_bit(enabler) == bit) {
+			found = enabler;
+			break;
+		}
+	}
+	rcu_read_unlock();
+
+	return found;
+}
+
+/* Makes an enabler findable by process, address and bit; lock held */
 static void user_event_enabler_hash(struct user_event_enabler *enabler)
 {
 	lockdep_assert_held(&user_event_enabler_table_lock);
 
 	hash_add_rcu(user_event_enabler_table, &enabler->hash_link,
 		     user_event_enabler_key(enabler->uem, enabler->addr,
-					    ENABLE_BIT(enabler)));
+					    user_event_enabler_bit(enabler)));
+}
+
+/* Adds an enabler to its process; the process's lock held */
+static void user_event_enabler_link(struct user_event_enabler *enabler)
+{
+	struct user_event_mm *uem = enabler->uem;
+
+	lockdep_assert_held(&uem->lock);
+
+	list_add_rcu(&enabler->mm_link, &uem->enablers);
+	spin_lock(&user_event_enabler_table_lock);
+	user_event_enabler_hash(enabler);
+	spin_unlock(&user_event_enabler_table_lock);
+	WRITE_ONCE(uem->count, uem->count + 1);
+}
+
+/* Removes an enabler from its process; lockless readers may still see it */
+static void user_event_enabler_unlink(struct user_event_enabler *enabler)
+{
+	struct user_event_mm *uem = enabler->uem;
+
+	lockdep_assert_held(&uem->lock);
+
+	list_del_rcu(&enabler->mm_link);
+	spin_lock(&user_event_enabler_table_lock);
+	hash_del_rcu(&enabler->hash_link);
+	spin_unlock(&user_event_enabler_table_lock);
+	WRITE_ONCE(uem->count, uem->count - 1);
+}
+
+static void user_event_enabler_free_rcu(struct rcu_head *rcu)
+{
+	struct user_event_enabler *enabler =
+		container_of(rcu, struct user_event_enabler, rcu);
+
+	kmem_cache_free(user_event_enabler_cache, enabler);
+}
+
+/* Frees an unlinked enabler: its reference at once, its memory after RCU */
+static void user_event_enabler_free(struct user_event_enabler *enabler)
+{
+	user_event_put(enabler->event);
+	call_rcu(&enabler->rcu, user_event_enabler_free_rcu);
 }
 
 static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
@@ -1654,28 +2010,32 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
 		return NULL;
 
 	INIT_LIST_HEAD(&uem->enablers);
+	mutex_init(&uem->lock);
+	INIT_WORK(&uem->write_work, user_event_mm_write_work);
 	uem->mm = mm;
 	mmgrab(mm);
 
 	return uem;
 }
 
-/* Publishes a filled user_event_mm to the fan-out and to @mm */
-static void user_event_mm_attach(struct user_event_mm *uem,
-				 struct mm_struct *mm)
+/* Makes a filled user_event_mm visible to the fan-out */
+static void user_event_mm_attach(struct user_event_mm *uem)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&user_event_mms_lock, flags);
+	spin_lock(&user_event_mms_lock);
 	list_add_rcu(&uem->mms_link, &user_event_mms);
-	spin_unlock_irqrestore(&user_event_mms_lock, flags);
-
-	/* Pairs with smp_load_acquire() in user_events_dup_mm() */
-	smp_store_release(&mm->user_event_mm, uem);
+	spin_unlock(&user_event_mms_lock);
+	set_bit(USER_EVENT_MM_ATTACHED, &uem->flags);
 }
 
 /* Enablers a fork allocates, or an exit frees, at a time */
 #define USER_EVENT_ENABLER_BATCH 16
+
+/* Takes @count references of @user, which the caller holds one of */
+static void user_event_get_many(struct user_event *user, unsigned int count)
+{
+	if (count)
+		refcount_add(count, &user->refcnt);
+}
 
 /*
  * Drops @count references of @user, which the caller holds. Only the
@@ -1689,35 +2049,48 @@ static void user_event_put_many(struct user_event *user, unsigned int count)
 	if (count > 1)
 		WARN_ON_ONCE(refcount_sub_and_test(count - 1, &user->refcnt));
 
-	user_event_put(user, false);
+	user_event_put(user);
 }
 
-/* After a grace period: drop the enablers, their events and the mm */
-static void user_event_mm_free_work(struct work_struct *work)
+/*
+ * Drops the event references of a list of enablers that nobody reaches
+ * any more, a run of enablers of one event with one atomic operation.
+ */
+static void user_event_put_enablers(struct list_head *enablers)
 {
-	struct user_event_mm *uem =
-		container_of(to_rcu_work(work), struct user_event_mm, put_work);
-	struct user_event_enabler *enabler, *next;
-	void *batch[USER_EVENT_ENABLER_BATCH];
+	struct user_event_enabler *enabler;
 	struct user_event *run_event = NULL;
-	unsigned int run = 0, n = 0;
+	unsigned int run = 0;
 
-	/* Exit cost matters too: runs of one event, frees in bulk */
-	list_for_each_entry_safe(enabler, next, &uem->enablers, mm_link) {
+	list_for_each_entry(enabler, enablers, mm_link) {
 		if (enabler->event != run_event) {
 			user_event_put_many(run_event, run);
 			run_event = enabler->event;
 			run = 0;
+			cond_resched();
 		}
 		run++;
+	}
+	user_event_put_many(run_event, run);
+}
 
+/* After a grace period: free the enablers and the user_event_mm */
+static void user_event_mm_free_work(struct work_struct *work)
+{
+	struct user_event_mm *uem =
+		container_of(to_rcu_work(work), struct user_event_mm, free_work);
+	struct user_event_enabler *enabler, *next;
+	void *batch[USER_EVENT_ENABLER_BATCH];
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(enabler, next, &uem->enablers, mm_link) {
 		batch[n++] = enabler;
 		if (n == ARRAY_SIZE(batch)) {
 			kmem_cache_free_bulk(user_event_enabler_cache, n, batch);
 			n = 0;
+			cond_resched();
 		}
 	}
-	user_event_put_many(run_event, run);
 	if (n)
 		kmem_cache_free_bulk(user_event_enabler_cache, n, batch);
 
@@ -1734,65 +2107,78 @@ void user_events_mm_init(struct mm_struct *mm)
 	mm->user_event_mm = NULL;
 }
 
-/* Takes @count references of @user for the copies of a fork */
-static void user_event_dup_ref(struct user_event *user, unsigned int count)
-{
-	if (count)
-		refcount_add(count, &user->refcnt);
-}
-
 /**
- * user_events_dup_mm - Copy the enablers of a process to its fork child
+ * user_events_dup_mm_prepare - Prepare the enable bits of a fork child
  * @oldmm: The parent's mm
- * @mm: The child's mm, not yet visible to anybody
+ * @mm: The child's mm, before the parent's memory is copied into it
  *
- * The child gets the same addresses and bits, each with its own event
- * reference. Memory is not written: the child's copy already holds the
- * parent's bits. If memory is short the child silently gets no enablers.
- * A failure of the fork after this is cleaned up by the mmput() of @mm.
+ * A tracer may change an event while the parent's memory is copied; the
+ * child, not yet known to the fan-out, would keep the old bit. Note what
+ * was written so far, for user_events_dup_mm() to compare with.
+ *
+ * Return: 0, or -ENOMEM.
  */
-void user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
+int user_events_dup_mm_prepare(struct mm_struct *oldmm, struct mm_struct *mm)
 {
-	struct user_event_enabler *enabler, *copy, *next;
-	struct user_event *run_event = NULL;
-	void *batch[USER_EVENT_ENABLER_BATCH];
-	struct user_event_mm *old, *uem;
-	unsigned int run = 0, avail = 0;
+	/* Pairs with smp_store_release() in user_event_mm_get_current() */
+	struct user_event_mm *parent = smp_load_acquire(&oldmm->user_event_mm);
+	struct user_event_mm *uem;
 
-	/* Pairs with smp_store_release() in user_event_mm_attach() */
-	old = smp_load_acquire(&oldmm->user_event_mm);
-	if (!old)
-		return;
+	/* A bit registered while the fork runs is the parent's alone */
+	if (!parent || !READ_ONCE(parent->count))
+		return 0;
 
 	uem = user_event_mm_alloc(mm, GFP_KERNEL_ACCOUNT);
 	if (!uem)
-		return;
+		return -ENOMEM;
 
-	/*
-	 * Another thread may unregister meanwhile: the enabler we see and
-	 * its event reference stay valid until the grace period ends.
-	 */
-	rcu_read_lock();
-	list_for_each_entry_rcu(enabler, &old->enablers, mm_link) {
-		if (test_bit(ENABLE_VAL_FREEING_BIT, ENABLE_BITOPS(enabler)))
-			continue;
+	uem->fork.parent = parent;
+	uem->fork.write_seq = READ_ONCE(parent->write_seq);
+	/* Pairs with smp_store_release() in user_event_enabler_update() */
+	uem->fork.fanouts = smp_load_acquire(&user_event_fanouts_finished);
+	mm->user_event_mm = uem;
 
+	return 0;
+}
+
+/*
+ * Copies the enablers of the parent, each with its own event reference.
+ * Returns whether the parent's bits were written since
+ * user_events_dup_mm_prepare(), i.e. perhaps after its memory was copied.
+ */
+static int user_event_mm_copy(struct user_event_mm *uem,
+			      struct user_event_mm *parent, bool *written)
+{
+	struct user_event_enabler *enabler, *copy, *next;
+	void *batch[USER_EVENT_ENABLER_BATCH];
+	struct user_event *run_event = NULL;
+	unsigned int run = 0, avail = 0;
+	int ret;
+
+	ret = mutex_lock_killable(&parent->lock);
+	if (ret)
+		return ret;
+
+	list_for_each_entry(enabler, &parent->enablers, mm_link) {
 		/* Fork cost matters: allocate in bulk, not one by one */
 		if (!avail) {
 			avail = kmem_cache_alloc_bulk(user_event_enabler_cache,
-						      GFP_NOWAIT | __GFP_NOWARN,
+						      GFP_KERNEL_ACCOUNT,
 						      ARRAY_SIZE(batch), batch);
-			if (!avail)
-				goto fail;
+			if (!avail) {
+				ret = -ENOMEM;
+				break;
+			}
+			cond_resched();
 		}
 		copy = batch[--avail];
 
 		/*
-		 * The parent's enablers keep their events alive meanwhile:
-		 * the references of a run of copies are taken at once.
+		 * The parent's enablers hold their events while its lock is
+		 * held: the references of a run of copies are taken at once.
 		 */
 		if (enabler->event != run_event) {
-			user_event_dup_ref(run_event, run);
+			user_event_get_many(run_event, run);
 			run_event = enabler->event;
 			run = 0;
 		}
@@ -1803,29 +2189,96 @@ void user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 		copy->addr = enabler->addr;
 		copy->values = READ_ONCE(enabler->values) & ENABLE_VAL_DUP_MASK;
 		list_add_tail(&copy->mm_link, &uem->enablers);
+		uem->count++;
 	}
-	user_event_dup_ref(run_event, run);
-	rcu_read_unlock();
+	user_event_get_many(run_event, run);
+
+	*written = READ_ONCE(parent->write_seq) != uem->fork.write_seq;
+	mutex_unlock(&parent->lock);
 
 	if (avail)
 		kmem_cache_free_bulk(user_event_enabler_cache, avail, batch);
 
-	spin_lock(&user_event_enabler_table_lock);
-	list_for_each_entry(copy, &uem->enablers, mm_link)
-		user_event_enabler_hash(copy);
-	spin_unlock(&user_event_enabler_table_lock);
-
-	user_event_mm_attach(uem, mm);
-	return;
-fail:
-	user_event_dup_ref(run_event, run);
-	rcu_read_unlock();
-	list_for_each_entry_safe(copy, next, &uem->enablers, mm_link) {
-		user_event_put(copy->event, false);
-		kmem_cache_free(user_event_enabler_cache, copy);
+	if (ret) {
+		user_event_put_enablers(&uem->enablers);
+		list_for_each_entry_safe(copy, next, &uem->enablers, mm_link)
+			kmem_cache_free(user_event_enabler_cache, copy);
+		INIT_LIST_HEAD(&uem->enablers);
+		uem->count = 0;
 	}
-	mmdrop(mm);
-	kfree(uem);
+
+	return ret;
+}
+
+/* Makes the copies of a fork findable by address and bit */
+static void user_event_mm_hash_all(struct user_event_mm *uem)
+{
+	struct user_event_enabler *enabler;
+	unsigned int n = 0;
+
+	spin_lock(&user_event_enabler_table_lock);
+	list_for_each_entry(enabler, &uem->enablers, mm_link) {
+		user_event_enabler_hash(enabler);
+		if (++n % 256)
+			continue;
+
+		/* Other processes register meanwhile */
+		spin_unlock(&user_event_enabler_table_lock);
+		cond_resched();
+		spin_lock(&user_event_enabler_table_lock);
+	}
+	spin_unlock(&user_event_enabler_table_lock);
+}
+
+/**
+ * user_events_dup_mm - Copy the enablers of a process to its fork child
+ * @oldmm: The parent's mm
+ * @mm: The child's mm, a copy of the parent's memory, not yet running
+ *
+ * The child gets the same addresses and bits, each with its own event
+ * reference. Its memory holds the parent's bits as they were when they
+ * were copied; if anything wrote a bit of the parent since
+ * user_events_dup_mm_prepare(), the child's worker writes every bit
+ * again. A failure of the fork after this is cleaned up by the mmput()
+ * of @mm.
+ *
+ * Return: 0, -ENOMEM, or -EINTR when the parent was killed.
+ */
+int user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
+{
+	struct user_event_mm *uem = mm->user_event_mm;
+	struct user_event_enabler *enabler;
+	bool written, queue = false;
+	int ret;
+
+	if (!uem)
+		return 0;
+
+	ret = user_event_mm_copy(uem, uem->fork.parent, &written);
+	uem->fork.parent = NULL;
+	if (ret)
+		return ret;
+
+	user_event_mm_hash_all(uem);
+	user_event_mm_attach(uem);
+
+	/* Pairs with smp_mb() in user_event_enabler_update() */
+	smp_mb();
+	if (READ_ONCE(user_event_fanouts_started) != uem->fork.fanouts)
+		written = true;
+
+	list_for_each_entry(enabler, &uem->enablers, mm_link) {
+		if (written)
+			user_event_enabler_mark(enabler);
+		else if (!test_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler)))
+			continue;
+		queue = true;
+	}
+
+	if (queue)
+		user_event_mm_queue_write(uem);
+
+	return 0;
 }
 
 /**
@@ -1833,164 +2286,268 @@ fail:
  * @mm: The mm, called from __mmput()
  *
  * execve() and the exit of the last task of a process end up here. The
- * bits are not written, the memory is going away. Freeing is deferred to
- * after a grace period, for the RCU readers, and to a worker: dropping
- * event references may need event_mutex, and mmput() callers may hold
- * locks that nest inside it.
+ * bits are not written, the memory is going away. The event references
+ * go at once; the memory after a grace period, for the lockless readers.
  */
 void user_events_mm_release(struct mm_struct *mm)
 {
 	struct user_event_mm *uem = mm->user_event_mm;
 	struct user_event_enabler *enabler;
-	unsigned long flags;
+	unsigned int n = 0;
 
 	if (!uem)
 		return;
 
 	mm->user_event_mm = NULL;
 
-	spin_lock_irqsave(&user_event_mms_lock, flags);
-	list_del_rcu(&uem->mms_link);
-	spin_unlock_irqrestore(&user_event_mms_lock, flags);
+	if (test_bit(USER_EVENT_MM_ATTACHED, &uem->flags)) {
+		spin_lock(&user_event_mms_lock);
+		list_del_rcu(&uem->mms_link);
+		spin_unlock(&user_event_mms_lock);
 
-	/* Nobody adds or destroys enablers of an mm without users */
-	spin_lock(&user_event_enabler_table_lock);
-	list_for_each_entry(enabler, &uem->enablers, mm_link)
-		hash_del_rcu(&enabler->hash_link);
-	spin_unlock(&user_event_enabler_table_lock);
+		/* Nobody adds or removes enablers of an mm without users */
+		spin_lock(&user_event_enabler_table_lock);
+		list_for_each_entry(enabler, &uem->enablers, mm_link) {
+			hash_del_rcu(&enabler->hash_link);
+			if (++n % 256)
+				continue;
+			spin_unlock(&user_event_enabler_table_lock);
+			cond_resched();
+			spin_lock(&user_event_enabler_table_lock);
+		}
+		spin_unlock(&user_event_enabler_table_lock);
+	}
 
-	INIT_RCU_WORK(&uem->put_work, user_event_mm_free_work);
-	queue_rcu_work(system_wq, &uem->put_work);
+	user_event_put_enablers(&uem->enablers);
+
+	INIT_RCU_WORK(&uem->free_work, user_event_mm_free_work);
+	queue_rcu_work(system_wq, &uem->free_work);
 }
 
 /* The user_event_mm of the calling process, created on demand */
 static struct user_event_mm *user_event_mm_get_current(void)
 {
 	struct mm_struct *mm = current->mm;
-	struct user_event_mm *uem;
+	struct user_event_mm *uem, *found;
 
 	if (!mm)
 		return NULL;
 
-	uem = mm->user_event_mm;
+	/* Pairs with smp_store_release() below */
+	uem = smp_load_acquire(&mm->user_event_mm);
 	if (uem)
 		return uem;
 
 	uem = user_event_mm_alloc(mm, GFP_KERNEL_ACCOUNT);
-	if (uem)
-		user_event_mm_attach(uem, mm);
+	if (!uem)
+		return NULL;
+
+	/* Another thread may attach one first: it wins */
+	spin_lock(&user_event_mms_lock);
+	found = mm->user_event_mm;
+	if (!found) {
+		list_add_rcu(&uem->mms_link, &user_event_mms);
+		set_bit(USER_EVENT_MM_ATTACHED, &uem->flags);
+		/* Pairs with smp_load_acquire() of the lockless readers */
+		smp_store_release(&mm->user_event_mm, uem);
+	}
+	spin_unlock(&user_event_mms_lock);
+
+	if (found) {
+		mmdrop(mm);
+		kfree(uem);
+		return found;
+	}
 
 	return uem;
 }
 
-/* Registering the same address and bit twice makes no sense */
-static bool user_event_mm_has_bit(struct user_event_mm *uem,
-				  unsigned long addr, int bit)
-{
-	unsigned long key = user_event_enabler_key(uem, addr, bit);
-	struct user_event_enabler *enabler;
-	bool found = false;
-
-	rcu_read_lock();
-	hash_for_each_possible_rcu(user_event_enabler_table, enabler,
-				   hash_link, key) {
-		if (enabler->uem == uem && enabler->addr == addr &&
-		    ENABLE_BIT(enabler) == bit &&
-		    !test_bit(ENABLE_VAL_FREEING_BIT, ENABLE_BITOPS(enabler))) {
-			found = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-
-	return found;
-}
-
-/* Writes a bit of the calling process, faulting the page in if needed */
-static int user_event_mm_write_current(unsigned long addr, int bit,
-				       bool compat, bool set)
+/*
+ * Makes a word of the calling process present and writable without
+ * writing it, with no lock held but the process's own mmap_lock: the
+ * process may make the fault take as long as it likes (userfaultfd), and
+ * is then only waiting for itself. A fatal signal ends the wait.
+ */
+static int user_event_fault_in_current(unsigned long addr)
 {
 	struct mm_struct *mm = current->mm;
-	unsigned long fault_addr = addr;
-	int fault_bit = bit;
-	int attempt = 0;
+	bool unlocked = false;
 	int ret;
 
-	user_event_bit_location(&fault_addr, &fault_bit, compat);
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
 
-	for (;;) {
-		mmap_read_lock(mm);
-		ret = user_event_mm_write_bit(mm, addr, bit, compat, set);
-		mmap_read_unlock(mm);
-		if (!ret)
-			return 0;
+	ret = fixup_user_fault(mm, addr, FAULT_FLAG_WRITE, &unlocked);
+	mmap_read_unlock(mm);
 
-		if (user_event_mm_fault_in(mm, fault_addr, ++attempt))
-			return -EFAULT;
-	}
+	return ret;
 }
 
 /**
  * user_event_enabler_create - Add a registered bit to the caller
  * @reg: The validated registration
- * @user: The event, its reference passes to the enabler on success
+ * @user: The event; the enabler takes over the caller's reference
  * @uem: The calling process
+ * @fault_addr: Output, the address to fault in on -EAGAIN
  *
- * The current state is written synchronously; an address that cannot be
- * made writable fails the registration (D1).
+ * The current state is written at once, without faulting: a bit whose
+ * page needs a fault gives -EAGAIN, and the caller faults it in with no
+ * lock held and tries again.
  *
- * Return: 0, -ENOMEM, or -EFAULT.
+ * Return: 0, -EAGAIN, -EADDRINUSE, -ENOSPC, -ENOMEM or -EINTR.
  */
 static int user_event_enabler_create(struct user_reg *reg,
 				     struct user_event *user,
-				     struct user_event_mm *uem)
+				     struct user_event_mm *uem,
+				     unsigned long *fault_addr)
 {
 	struct user_event_enabler *enabler;
-	struct mm_struct *mm = uem->mm;
-	unsigned long fault_addr;
+	unsigned long addr = reg->enable_addr;
 	int bit = reg->enable_bit;
-	int attempt = 0;
+	bool compat = false;
 	int ret;
 
-	enabler = kmem_cache_zalloc(user_event_enabler_cache, GFP_KERNEL);
+	enabler = kmem_cache_zalloc(user_event_enabler_cache,
+				    GFP_KERNEL_ACCOUNT);
 	if (!enabler)
 		return -ENOMEM;
 
 	enabler->uem = uem;
 	enabler->event = user;
-	enabler->addr = (unsigned long)reg->enable_addr;
-	enabler->values = reg->enable_bit;
+	enabler->addr = addr;
+	enabler->values = bit;
 #if BITS_PER_LONG == 64
-	if (reg->enable_size == 4)
+	if (reg->enable_size == 4) {
 		set_bit(ENABLE_VAL_COMPAT_BIT, ENABLE_BITOPS(enabler));
+		compat = true;
+	}
 #endif
 
-	fault_addr = enabler->addr;
-	user_event_bit_location(&fault_addr, &bit,
-				user_event_enabler_compat(enabler));
+	ret = mutex_lock_killable(&uem->lock);
+	if (ret)
+		goto free;
 
-	for (;;) {
-		/* Write and link under event_mutex: no tracer change is lost */
-		mutex_lock(&event_mutex);
-		mmap_read_lock(mm);
-		ret = user_event_enabler_write(uem, enabler, false, NULL);
-		mmap_read_unlock(mm);
-		if (!ret) {
-			list_add_rcu(&enabler->mm_link, &uem->enablers);
-			spin_lock(&user_event_enabler_table_lock);
-			user_event_enabler_hash(enabler);
-			spin_unlock(&user_event_enabler_table_lock);
-		}
-		mutex_unlock(&event_mutex);
+	/* Another thread may have taken the address and bit meanwhile */
+	ret = -EADDRINUSE;
+	if (user_event_mm_find(uem, addr, bit))
+		goto unlock;
 
-		if (!ret)
-			return 0;
+	ret = -ENOSPC;
+	if (uem->count >= READ_ONCE(max_user_event_enablers))
+		goto unlock;
 
-		if (user_event_mm_fault_in(mm, fault_addr, ++attempt)) {
-			kmem_cache_free(user_event_enabler_cache, enabler);
-			return -EFAULT;
-		}
+	ret = mmap_read_lock_killable(uem->mm);
+	if (ret)
+		goto unlock;
+
+	user_event_enabler_link(enabler);
+
+	/*
+	 * Pairs with smp_mb() in user_event_enabler_update(): a status
+	 * change either reaches the linked enabler or is read here.
+	 */
+	smp_mb();
+	ret = user_event_enabler_write(uem, enabler);
+	if (ret) {
+		user_event_enabler_unlink(enabler);
+		user_event_bit_location(&addr, &bit, compat);
+		*fault_addr = addr;
+		ret = -EAGAIN;
 	}
+	mmap_read_unlock(uem->mm);
+	mutex_unlock(&uem->lock);
+
+	/* Lockless readers may have seen it: free it after a grace period */
+	if (ret)
+		call_rcu(&enabler->rcu, user_event_enabler_free_rcu);
+
+	return ret;
+unlock:
+	mutex_unlock(&uem->lock);
+free:
+	kmem_cache_free(user_event_enabler_cache, enabler);
+	return ret;
+}
+
+/*
+ * Clears a bit of the calling process that no enabler updates any more,
+ * faulting its page in if needed. A bit registered again meanwhile by
+ * another thread is left alone.
+ */
+static int user_event_clear_current(struct user_event_mm *uem,
+				    unsigned long addr, int bit, bool compat)
+{
+	unsigned long fault_addr = addr;
+	int fault_bit = bit;
+	int attempt, ret;
+
+	user_event_bit_location(&fault_addr, &fault_bit, compat);
+
+	for (attempt = 0; attempt <= MAX_FAULT_ATTEMPTS; attempt++) {
+		ret = mutex_lock_killable(&uem->lock);
+		if (ret)
+			return ret;
+
+		ret = 0;
+		if (!user_event_mm_find(uem, addr, bit)) {
+			ret = mmap_read_lock_killable(uem->mm);
+			if (!ret) {
+				ret = user_event_mm_write_bit(uem->mm, addr, bit,
+							      compat, false);
+				if (!ret)
+					WRITE_ONCE(uem->write_seq,
+						   uem->write_seq + 1);
+				mmap_read_unlock(uem->mm);
+			}
+		}
+		mutex_unlock(&uem->lock);
+
+		if (ret != -EFAULT)
+			return ret;
+
+		ret = user_event_fault_in_current(fault_addr);
+		if (ret)
+			return ret;
+	}
+
+	return -EFAULT;
+}
+
+/**
+ * user_event_enabler_remove - Unregister a bit of the calling process
+ * @uem: The calling process
+ * @addr: The address given at registration
+ * @bit: The bit given at registration
+ *
+ * The enabler's event reference goes at once; the bit is cleared, since
+ * nothing updates it any more.
+ *
+ * Return: 0, -ENOENT when no such bit is registered, or the error of
+ * clearing the bit (-EFAULT, -EINTR): the bit is unregistered anyway.
+ */
+static int user_event_enabler_remove(struct user_event_mm *uem,
+				     unsigned long addr, int bit)
+{
+	struct user_event_enabler *enabler;
+	bool compat;
+	int ret;
+
+	ret = mutex_lock_killable(&uem->lock);
+	if (ret)
+		return ret;
+
+	enabler = user_event_mm_find(uem, addr, bit);
+	if (enabler)
+		user_event_enabler_unlink(enabler);
+	mutex_unlock(&uem->lock);
+
+	if (!enabler)
+		return -ENOENT;
+
+	compat = user_event_enabler_compat(enabler);
+	user_event_enabler_free(enabler);
+
+	return user_event_clear_current(uem, addr, bit, compat);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2060,9 +2617,33 @@ static int user_event_validate(struct user_event *user, void *data,
 	return 0;
 }
 
-/* What the probes did with one write, in user_events_write_core() */
+/*
+ * What the probes did with one write, in user_events_write_core(). RETRY
+ * is set by the caller for a second pass, after the payload was faulted in.
+ */
 #define USER_EVENT_WRITE_FAULTED	BIT(0)
 #define USER_EVENT_WRITE_RECORDED	BIT(1)
+#define USER_EVENT_WRITE_RETRY		BIT(2)
+
+/*
+ * Whether the ftrace probe must not record. A second pass must not run
+ * the triggers that fire without a record (traceon, snapshot, ...) again:
+ * the first pass did.
+ */
+static bool user_event_ftrace_skip(struct trace_event_file *file,
+				   unsigned int outcome)
+{
+	unsigned long eflags = file->flags;
+
+	if (!(outcome & USER_EVENT_WRITE_RETRY))
+		return trace_trigger_soft_disabled(file);
+
+	if (eflags & EVENT_FILE_FL_SOFT_DISABLED)
+		return true;
+
+	return (eflags & EVENT_FILE_FL_PID_FILTER) &&
+	       trace_event_ignore_this_pid(file);
+}
 
 static void user_event_ftrace(struct user_event *user,
 			      const struct iov_iter *i, void *tpdata,
@@ -2074,7 +2655,7 @@ static void user_event_ftrace(struct user_event *user,
 	struct trace_entry *entry;
 
 	if (unlikely(!file || !(file->flags & EVENT_FILE_FL_ENABLED) ||
-		     trace_trigger_soft_disabled(file)))
+		     user_event_ftrace_skip(file, *outcome)))
 		return;
 
 	/* A reserve failure (tracing off, filtered pid) is no error */
@@ -2150,18 +2731,17 @@ fail:
 }
 #endif
 
-/* D11: refuse what a tracer would have to drop */
+/* A payload that an attached tracer would have to drop is refused */
 static bool user_event_too_big(struct user_event *user, size_t count)
 {
-	size_t size = sizeof(struct trace_entry) + count;
 	u8 status = READ_ONCE(user->status);
 
 	if ((status & EVENT_STATUS_FTRACE) &&
-	    size > USER_EVENT_FTRACE_MAX_RECORD)
+	    count > USER_EVENT_FTRACE_MAX_PAYLOAD)
 		return true;
 
 	if ((status & EVENT_STATUS_PERF) &&
-	    user_event_perf_size(size) > PERF_MAX_TRACE_SIZE)
+	    count > USER_EVENT_PERF_MAX_PAYLOAD)
 		return true;
 
 	return false;
@@ -2169,10 +2749,10 @@ static bool user_event_too_big(struct user_event *user, size_t count)
 
 /* Runs each attached probe on @i, which they leave as it is */
 static unsigned int user_event_probes(struct user_event *user,
-				      const struct iov_iter *i)
+				      const struct iov_iter *i,
+				      unsigned int outcome)
 {
 	struct tracepoint_func *probe_func_ptr;
-	unsigned int outcome = 0;
 
 	rcu_read_lock_sched();
 	probe_func_ptr = rcu_dereference_sched(user->tp.funcs);
@@ -2233,12 +2813,13 @@ static ssize_t user_events_write_core(struct file *file, int idx,
 	 * an unreadable payload still gives -EFAULT whether or not a probe
 	 * copied it, and a copy that failed is tried once more.
 	 */
-	outcome = user_event_probes(user, i);
+	outcome = user_event_probes(user, i, 0);
 	if (unlikely(!(outcome & USER_EVENT_WRITE_RECORDED))) {
 		if (fault_in_iov_iter_readable(i, i->count))
 			return -EFAULT;
 		if (outcome & USER_EVENT_WRITE_FAULTED)
-			outcome = user_event_probes(user, i);
+			outcome = user_event_probes(user, i,
+						    USER_EVENT_WRITE_RETRY);
 	}
 
 	if (unlikely(outcome & USER_EVENT_WRITE_FAULTED))
@@ -2292,7 +2873,7 @@ static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 }
 
 /* ------------------------------------------------------------------ */
-/* Decoded text output (D10)                                           */
+/* Decoded text output                                                 */
 /* ------------------------------------------------------------------ */
 
 static void user_event_print_hex(struct trace_seq *s, const u8 *data,
@@ -2307,7 +2888,7 @@ static void user_event_print_hex(struct trace_seq *s, const u8 *data,
 /* Prints the data a __data_loc or __rel_loc field points to */
 static void user_event_print_loc(struct trace_seq *s,
 				 const struct user_field *f,
-				 void *rec, int rec_size)
+				 void *rec, u32 rec_size)
 {
 	u32 loc = get_unaligned((u32 *)(rec + f->offset));
 	u32 offset = loc & 0xffff, size = loc >> 16;
@@ -2375,7 +2956,14 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 	struct trace_seq *s = &iter->seq;
 	const struct user_field *f;
 	void *rec = iter->ent;
+	u32 rec_size;
 	int i;
+
+	/*
+	 * tp_printk prints a record as it is committed, without its size:
+	 * the probe has just checked it against the event's fields.
+	 */
+	rec_size = iter->ent_size ?: U32_MAX;
 
 	trace_seq_printf(s, "%s:", user->tp.name);
 
@@ -2383,7 +2971,7 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 		f = &user->desc.fields[i];
 
 		trace_seq_printf(s, " %s=", f->name);
-		if (f->offset + f->size > iter->ent_size) {
+		if ((u64)f->offset + f->size > rec_size) {
 			trace_seq_puts(s, "<short>");
 			continue;
 		}
@@ -2398,7 +2986,7 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 			break;
 		case USER_FIELD_DATA_LOC:
 		case USER_FIELD_REL_LOC:
-			user_event_print_loc(s, f, rec, iter->ent_size);
+			user_event_print_loc(s, f, rec, rec_size);
 			break;
 		default:
 			user_event_print_hex(s, rec + f->offset, f->size);
@@ -2418,7 +3006,7 @@ static struct user_event_refs *
 user_events_refs(struct user_event_file_info *info)
 {
 	return rcu_dereference_protected(info->refs,
-			lockdep_is_held(&info->group->reg_mutex));
+					 lockdep_is_held(&info->lock));
 }
 
 static int user_events_ref_find(struct user_event_file_info *info,
@@ -2486,8 +3074,25 @@ static void user_events_ref_add(struct user_event_file_info *info,
 	smp_store_release(&refs->count, refs->count + 1);
 }
 
-/* Steps 1-9 of DIAG_IOCSREG: copy and validate the argument */
-static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
+/*
+ * A 32-bit process that fills a 64-bit pointer field with a plain cast
+ * gets it sign-extended by the compiler for every address from 2 GiB up:
+ * read those as the address they came from. Anything else above 4 GiB
+ * cannot be one of its addresses.
+ */
+static int user_events_compat_addr(u64 *addr)
+{
+	if (upper_32_bits(*addr) == U32_MAX && (*addr & BIT_ULL(31)))
+		*addr = lower_32_bits(*addr);
+	else if (upper_32_bits(*addr))
+		return -EFAULT;
+
+	return 0;
+}
+
+/* Copies and checks the argument of DIAG_IOCSREG, in the ABI's order */
+static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg,
+			 bool compat)
 {
 	u32 size;
 	long ret;
@@ -2525,6 +3130,9 @@ static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
 	if (kreg->enable_bit > (kreg->enable_size * BITS_PER_BYTE) - 1)
 		return -EINVAL;
 
+	if (compat && user_events_compat_addr(&kreg->enable_addr))
+		return -EFAULT;
+
 	if (kreg->enable_addr != (unsigned long)kreg->enable_addr ||
 	    !access_ok((void __user *)(unsigned long)kreg->enable_addr,
 		       kreg->enable_size))
@@ -2534,47 +3142,24 @@ static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
 	return 0;
 }
 
-static void __user *user_events_uptr(u64 addr, bool compat)
+/*
+ * The part of DIAG_IOCSREG that takes locks: nothing here may fault.
+ * -EAGAIN asks the caller to fault @fault_addr in and call again.
+ */
+static long user_events_reg_locked(struct user_event_file_info *info,
+				   struct user_reg __user *ureg,
+				   struct user_reg *reg, const char *cmd,
+				   struct user_event_mm *uem,
+				   unsigned long *fault_addr)
 {
-#ifdef CONFIG_COMPAT
-	if (compat)
-		return compat_ptr((compat_uptr_t)addr);
-#endif
-	return u64_to_user_ptr(addr);
-}
-
-/* DIAG_IOCSREG: all or nothing (D1, D2); reg_mutex held */
-static long user_events_ioctl_reg(struct user_event_file_info *info,
-				  struct user_reg __user *ureg, bool compat)
-{
-	struct user_reg reg = {};
-	struct user_event_mm *uem;
 	struct user_event *user;
 	bool created = false;
-	char *name;
 	u32 index;
 	long ret;
 	int idx;
 
-	ret = user_reg_get(ureg, &reg);
-	if (ret)
-		return ret;
-
-	uem = user_event_mm_get_current();
-	if (!uem)
-		return -ENOMEM;
-
-	if (user_event_mm_has_bit(uem, reg.enable_addr, reg.enable_bit))
-		return -EADDRINUSE;
-
-	name = strndup_user(user_events_uptr(reg.name_args, compat),
-			    MAX_EVENT_DESC);
-	if (IS_ERR(name))
-		return PTR_ERR(name);
-
-	ret = user_event_find_or_create(info->group, name, reg.flags, &user,
-					&created);
-	kfree(name);
+	ret = user_event_find_or_create(info->group, cmd, cmd, reg->flags,
+					&user, &created);
 	if (ret)
 		return ret;
 
@@ -2590,12 +3175,13 @@ static long user_events_ioctl_reg(struct user_event_file_info *info,
 	}
 
 	/* Stored before the enabler exists, so a failure leaves no trace */
-	if (copy_to_user(&ureg->write_index, &index, sizeof(index))) {
-		ret = -EFAULT;
+	if (copy_to_user_nofault(&ureg->write_index, &index, sizeof(index))) {
+		*fault_addr = (unsigned long)&ureg->write_index;
+		ret = -EAGAIN;
 		goto undo;
 	}
 
-	ret = user_event_enabler_create(&reg, user, uem);
+	ret = user_event_enabler_create(reg, user, uem, fault_addr);
 	if (ret)
 		goto undo;
 
@@ -2611,7 +3197,73 @@ undo:
 	return ret;
 }
 
-/* DIAG_IOCSDEL: deletes every event of the name; reg_mutex held */
+/* Faults in the word at @addr, which may cross a page */
+static int user_events_fault_in_word(unsigned long addr, size_t size)
+{
+	int ret;
+
+	ret = user_event_fault_in_current(addr);
+	if (!ret && ((addr ^ (addr + size - 1)) & PAGE_MASK))
+		ret = user_event_fault_in_current(addr + size - 1);
+
+	return ret;
+}
+
+/*
+ * DIAG_IOCSREG: all or nothing. A registration that fails leaves no
+ * event, enabler, index or reference behind; an enable address that
+ * cannot be made writable is -EFAULT.
+ */
+static long user_events_ioctl_reg(struct user_event_file_info *info,
+				  struct user_reg __user *ureg, bool compat)
+{
+	struct user_reg reg = {};
+	struct user_event_mm *uem;
+	unsigned long fault_addr;
+	int attempt;
+	char *cmd;
+	long ret;
+
+	ret = user_reg_get(ureg, &reg, compat);
+	if (ret)
+		return ret;
+
+	uem = user_event_mm_get_current();
+	if (!uem)
+		return -ENOMEM;
+
+	if (user_event_mm_find(uem, reg.enable_addr, reg.enable_bit))
+		return -EADDRINUSE;
+
+	if (compat && user_events_compat_addr(&reg.name_args))
+		return -EFAULT;
+
+	cmd = strndup_user(u64_to_user_ptr(reg.name_args), MAX_EVENT_DESC);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+
+	for (attempt = 0; attempt <= MAX_FAULT_ATTEMPTS; attempt++) {
+		ret = mutex_lock_killable(&info->lock);
+		if (ret)
+			break;
+		ret = user_events_reg_locked(info, ureg, &reg, cmd, uem,
+					     &fault_addr);
+		mutex_unlock(&info->lock);
+		if (ret != -EAGAIN)
+			break;
+
+		/* With no lock held: the process may take its time */
+		ret = user_events_fault_in_word(fault_addr, sizeof(u32));
+		if (ret)
+			break;
+		ret = -EFAULT;
+	}
+
+	kfree(cmd);
+	return ret;
+}
+
+/* DIAG_IOCSDEL: deletes every event of the name */
 static long user_events_ioctl_del(struct user_event_file_info *info,
 				  char __user *uname)
 {
@@ -2631,7 +3283,7 @@ static long user_events_ioctl_del(struct user_event_file_info *info,
 		if (strcmp(user->reg_name, name))
 			continue;
 
-		if (!user_event_last_ref(user)) {
+		if (!user_event_unreferenced(user)) {
 			ret = -EBUSY;
 			break;
 		}
@@ -2651,9 +3303,9 @@ static long user_events_ioctl_del(struct user_event_file_info *info,
 	return ret;
 }
 
-/* Step 1-2 of DIAG_IOCSUNREG */
+/* Copies and checks the argument of DIAG_IOCSUNREG, in the ABI's order */
 static long user_unreg_get(struct user_unreg __user *ureg,
-			   struct user_unreg *kreg)
+			   struct user_unreg *kreg, bool compat)
 {
 	u32 size;
 	long ret;
@@ -2669,95 +3321,63 @@ static long user_unreg_get(struct user_unreg __user *ureg,
 
 	ret = copy_struct_from_user(kreg, sizeof(*kreg), ureg, size);
 
-	/* Reserved fields win over the copy result, like upstream */
+	/* The reserved fields are checked first, whatever the copy gave */
 	if (kreg->__reserved || kreg->__reserved2)
 		return -EINVAL;
+
+	if (!ret && compat && user_events_compat_addr(&kreg->disable_addr))
+		return -EFAULT;
 
 	return ret;
 }
 
-/* DIAG_IOCSUNREG: stop updating a bit and clear it; reg_mutex held */
-static long user_events_ioctl_unreg(struct user_unreg __user *ureg)
+/* DIAG_IOCSUNREG: stop updating a bit and clear it */
+static long user_events_ioctl_unreg(struct user_unreg __user *ureg,
+				    bool compat)
 {
-	struct user_event_enabler *enabler;
 	struct user_unreg reg = {};
 	struct user_event_mm *uem;
-	bool found = false, compat = false;
-	unsigned long *values, key;
 	long ret;
 
-	ret = user_unreg_get(ureg, &reg);
+	ret = user_unreg_get(ureg, &reg, compat);
 	if (ret)
 		return ret;
 
-	uem = current->mm ? current->mm->user_event_mm : NULL;
+	/* Pairs with smp_store_release() in user_event_mm_get_current() */
+	uem = current->mm ? smp_load_acquire(&current->mm->user_event_mm) :
+			    NULL;
 	if (!uem)
 		return -ENOENT;
 
-	key = user_event_enabler_key(uem, reg.disable_addr, reg.disable_bit);
-	mutex_lock(&event_mutex);
-	/* RCU: other processes change the table meanwhile */
-	rcu_read_lock();
-	hash_for_each_possible_rcu(user_event_enabler_table, enabler,
-				   hash_link, key) {
-		values = ENABLE_BITOPS(enabler);
-
-		if (enabler->uem != uem || enabler->addr != reg.disable_addr ||
-		    ENABLE_BIT(enabler) != reg.disable_bit ||
-		    test_bit(ENABLE_VAL_FREEING_BIT, values))
-			continue;
-
-		set_bit(ENABLE_VAL_FREEING_BIT, values);
-		compat = test_bit(ENABLE_VAL_COMPAT_BIT, values);
-		found = true;
-
-		/* A pending fault worker frees it when it is done */
-		if (!test_bit(ENABLE_VAL_FAULTING_BIT, values))
-			user_event_enabler_destroy(enabler);
-	}
-	rcu_read_unlock();
-	mutex_unlock(&event_mutex);
-
-	if (!found)
-		return -ENOENT;
-
-	/* Nothing updates the bit any more: leave it cleared */
-	return user_event_mm_write_current(reg.disable_addr, reg.disable_bit,
-					   compat, false);
+	return user_event_enabler_remove(uem, reg.disable_addr,
+					 reg.disable_bit);
 }
 
 static long user_events_ioctl_common(struct file *file, unsigned int cmd,
 				     void __user *uarg, bool compat)
 {
 	struct user_event_file_info *info = file->private_data;
-	struct user_event_group *group = info->group;
-	long ret;
 
 	switch (cmd) {
 	case DIAG_IOCSREG:
-		mutex_lock(&group->reg_mutex);
-		ret = user_events_ioctl_reg(info, uarg, compat);
-		mutex_unlock(&group->reg_mutex);
-		break;
-
 	case DIAG_IOCSDEL:
-		mutex_lock(&group->reg_mutex);
-		ret = user_events_ioctl_del(info, uarg);
-		mutex_unlock(&group->reg_mutex);
-		break;
-
 	case DIAG_IOCSUNREG:
-		mutex_lock(&group->reg_mutex);
-		ret = user_events_ioctl_unreg(uarg);
-		mutex_unlock(&group->reg_mutex);
+		/* Changing events takes a file opened for writing */
+		if (!(file->f_mode & FMODE_WRITE))
+			return -EBADF;
 		break;
-
 	default:
-		ret = -ENOTTY;
-		break;
+		return -ENOTTY;
 	}
 
-	return ret;
+	switch (cmd) {
+	case DIAG_IOCSREG:
+		return user_events_ioctl_reg(info, uarg, compat);
+	case DIAG_IOCSDEL:
+		return user_events_ioctl_del(info, uarg);
+	default:
+		return user_events_ioctl_unreg(uarg, compat);
+	}
 }
 
 static long user_events_ioctl(struct file *file, unsigned int cmd,
@@ -2767,7 +3387,7 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 }
 
 #ifdef CONFIG_COMPAT
-/* D8: 32-bit processes encode a 4-byte pointer in the ioctl numbers */
+/* 32-bit processes encode a 4-byte pointer in the ioctl numbers */
 static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
 				     unsigned long uarg)
 {
@@ -2801,6 +3421,7 @@ static int user_events_open(struct inode *node, struct file *file)
 		return -ENOMEM;
 
 	info->group = &init_group;
+	mutex_init(&info->lock);
 	file->private_data = info;
 
 	return 0;
@@ -2810,21 +3431,18 @@ static int user_events_open(struct inode *node, struct file *file)
 static int user_events_release(struct inode *node, struct file *file)
 {
 	struct user_event_file_info *info = file->private_data;
-	struct user_event_group *group = info->group;
 	struct user_event_refs *refs;
 	u32 i;
 
-	mutex_lock(&group->reg_mutex);
-	refs = user_events_refs(info);
+	/* The last reference of the file: no writer and no ioctl is left */
+	refs = rcu_dereference_protected(info->refs, true);
 	if (refs) {
 		for (i = 0; i < refs->count; i++)
-			user_event_put(refs->events[i], false);
+			user_event_put(refs->events[i]);
 	}
-	RCU_INIT_POINTER(info->refs, NULL);
-	mutex_unlock(&group->reg_mutex);
 
-	/* No writer is left on this file */
 	kfree(refs);
+	mutex_destroy(&info->lock);
 	kfree(info);
 
 	return 0;
@@ -2853,22 +3471,19 @@ static struct user_event *to_user_event(struct dyn_event *ev)
 /* Creates a persistent event; an existing matching one is left alone */
 static int user_event_create(const char *raw_command)
 {
-	struct user_event_group *group = &init_group;
 	struct user_event *user;
+	const char *cmd;
 	int ret;
 
 	if (!str_has_prefix(raw_command, USER_EVENTS_PREFIX))
 		return -ECANCELED;
 
-	raw_command += strlen(USER_EVENTS_PREFIX);
-	raw_command = skip_spaces(raw_command);
+	cmd = skip_spaces(raw_command + strlen(USER_EVENTS_PREFIX));
 
-	mutex_lock(&group->reg_mutex);
-	ret = user_event_find_or_create(group, raw_command,
+	ret = user_event_find_or_create(&init_group, cmd, raw_command,
 					USER_EVENT_REG_PERSIST, &user, NULL);
 	if (!ret)
-		user_event_put(user, false);
-	mutex_unlock(&group->reg_mutex);
+		user_event_put(user);
 
 	return ret;
 }
@@ -2885,15 +3500,12 @@ static int user_event_show(struct seq_file *m, struct dyn_event *ev)
 	return 0;
 }
 
-/* A non-persistent event always belongs to somebody else */
+/* In use by a process, a tracer, or another event of the core */
 static bool user_event_is_busy(struct dyn_event *ev)
 {
 	struct user_event *user = to_user_event(ev);
 
-	if (!user_event_is_persist(user))
-		return true;
-
-	return !user_event_last_ref(user) ||
+	return !user_event_unreferenced(user) ||
 	       trace_event_dyn_busy(&user->call);
 }
 
@@ -2901,7 +3513,7 @@ static int user_event_free(struct dyn_event *ev)
 {
 	struct user_event *user = to_user_event(ev);
 
-	if (!user_event_last_ref(user))
+	if (!user_event_unreferenced(user))
 		return -EBUSY;
 
 	if (user_event_is_persist(user) && !perfmon_capable())
@@ -2954,14 +3566,12 @@ static int user_seq_show(struct seq_file *m, void *p)
 	unsigned int i, count = 0, busy = 0;
 	int bkt;
 
-	mutex_lock(&group->reg_mutex);
 	mutex_lock(&event_mutex);
 
 	events = kvmalloc_array(max(current_user_events, 1U), sizeof(*events),
 				GFP_KERNEL);
 	if (!events) {
 		mutex_unlock(&event_mutex);
-		mutex_unlock(&group->reg_mutex);
 		return -ENOMEM;
 	}
 
@@ -2970,7 +3580,7 @@ static int user_seq_show(struct seq_file *m, void *p)
 			events[count++] = user;
 	}
 
-	/* D12: a stable order that readers can diff */
+	/* A stable order that readers can diff */
 	sort(events, count, sizeof(*events), user_event_cmp_name, NULL);
 
 	for (i = 0; i < count; i++) {
@@ -2992,7 +3602,6 @@ static int user_seq_show(struct seq_file *m, void *p)
 	}
 
 	mutex_unlock(&event_mutex);
-	mutex_unlock(&group->reg_mutex);
 	kvfree(events);
 
 	seq_puts(m, "\n");
@@ -3013,7 +3622,7 @@ static int user_status_open(struct inode *node, struct file *file)
 	return single_open(file, user_seq_show, &init_group);
 }
 
-/* No mmap: the 6.1 status page is gone (D14) */
+/* No mmap: the status page of the first version of this ABI is gone */
 static const struct file_operations user_status_fops = {
 	.open		= user_status_open,
 	.read		= seq_read,
@@ -3045,6 +3654,13 @@ static struct ctl_table user_event_sysctls[] = {
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= set_max_user_events_sysctl,
+	},
+	{
+		.procname	= "user_events_max_enablers",
+		.data		= &max_user_event_enablers,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
 	},
 	{}
 };
@@ -3079,13 +3695,13 @@ static int __init trace_events_user_init(void)
 
 	ret = dyn_event_register(&user_event_dops);
 	if (ret)
-		pr_warn("user_events could not register with dyn_events\n");
+		pr_warn("Could not register with dyn_events\n");
 
 	register_sysctl_init("kernel", user_event_sysctls);
 
 	return 0;
 err:
-	pr_warn("user_events could not register with tracefs\n");
+	pr_warn("Could not register with tracefs\n");
 	return -ENODEV;
 }
 

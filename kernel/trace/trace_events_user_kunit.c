@@ -62,7 +62,7 @@ static void user_parse_type_test(struct kunit *test)
 	struct user_fields desc;
 	char *fmt;
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse(c->args, &desc), 0);
+	KUNIT_ASSERT_EQ(test, user_fields_parse(c->args, &desc, NULL), 0);
 	KUNIT_ASSERT_EQ(test, desc.count, 1);
 	KUNIT_EXPECT_STREQ(test, desc.fields[0].name, "data");
 	KUNIT_EXPECT_EQ(test, desc.fields[0].offset,
@@ -127,7 +127,7 @@ static void user_parse_reject_test(struct kunit *test)
 	const struct user_reject_case *c = test->param_value;
 	struct user_fields desc;
 
-	KUNIT_EXPECT_EQ(test, user_fields_parse(c->args, &desc), c->err);
+	KUNIT_EXPECT_EQ(test, user_fields_parse(c->args, &desc, NULL), c->err);
 	KUNIT_EXPECT_EQ(test, desc.count, 0);
 	KUNIT_EXPECT_NULL(test, desc.fields);
 }
@@ -156,7 +156,7 @@ static void user_canon_space_test(struct kunit *test)
 	struct user_fields desc;
 	char *canon;
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse(*args, &desc), 0);
+	KUNIT_ASSERT_EQ(test, user_fields_parse(*args, &desc, NULL), 0);
 	canon = user_fields_sprint(&desc, user_fields_canon);
 	KUNIT_ASSERT_NOT_NULL(test, canon);
 	KUNIT_EXPECT_STREQ(test, canon, "u32 a; u32 b");
@@ -180,7 +180,7 @@ static void user_canon_mismatch_test(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(others); i++) {
-		KUNIT_ASSERT_EQ(test, user_fields_parse(others[i], &desc), 0);
+		KUNIT_ASSERT_EQ(test, user_fields_parse(others[i], &desc, NULL), 0);
 		canon = user_fields_sprint(&desc, user_fields_canon);
 		KUNIT_ASSERT_NOT_NULL(test, canon);
 		KUNIT_EXPECT_STRNEQ(test, canon, "u32 a; u32 b");
@@ -196,14 +196,14 @@ static void user_canon_struct_test(struct kunit *test)
 	char *canon;
 
 	KUNIT_ASSERT_EQ(test, user_fields_parse("struct my_struct  a 20;",
-						&desc), 0);
+						&desc, NULL), 0);
 	canon = user_fields_sprint(&desc, user_fields_canon);
 	KUNIT_ASSERT_NOT_NULL(test, canon);
 	KUNIT_EXPECT_STREQ(test, canon, "struct my_struct a 20");
 	kfree(canon);
 	user_fields_free(&desc);
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse("char[0x14] s", &desc), 0);
+	KUNIT_ASSERT_EQ(test, user_fields_parse("char[0x14] s", &desc, NULL), 0);
 	canon = user_fields_sprint(&desc, user_fields_canon);
 	KUNIT_ASSERT_NOT_NULL(test, canon);
 	KUNIT_EXPECT_STREQ(test, canon, "char[0x14] s");
@@ -219,7 +219,7 @@ static void user_layout_test(struct kunit *test)
 	struct user_fields desc;
 	char *fmt;
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse(args, &desc), 0);
+	KUNIT_ASSERT_EQ(test, user_fields_parse(args, &desc, NULL), 0);
 	KUNIT_ASSERT_EQ(test, desc.count, 5);
 	KUNIT_EXPECT_EQ(test, desc.fields[0].offset, 8U);
 	KUNIT_EXPECT_EQ(test, desc.fields[1].offset, 9U);
@@ -245,7 +245,7 @@ static void user_empty_test(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(empties); i++) {
-		KUNIT_ASSERT_EQ(test, user_fields_parse(empties[i], &desc), 0);
+		KUNIT_ASSERT_EQ(test, user_fields_parse(empties[i], &desc, NULL), 0);
 		KUNIT_EXPECT_EQ(test, desc.count, 0);
 		KUNIT_EXPECT_EQ(test, desc.min_size, 0U);
 
@@ -267,22 +267,22 @@ static void user_name_test(struct kunit *test)
 {
 	char long_name[MAX_EVENT_NAME + 2];
 
-	KUNIT_EXPECT_EQ(test, user_event_name_check("__test_event"), 0);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a.b-c"), 0);
-	KUNIT_EXPECT_EQ(test, user_event_name_check(""), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a/b"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a:b"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a\tb"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a\x01"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("."), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check(".."), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("..."), 0);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("__test_event", NULL), 0);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("a.b-c", NULL), 0);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("a/b", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("a:b", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("a\tb", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("a\x01", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check(".", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("..", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check("...", NULL), 0);
 
 	memset(long_name, 'a', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
-	KUNIT_EXPECT_EQ(test, user_event_name_check(long_name), -EINVAL);
+	KUNIT_EXPECT_EQ(test, user_event_name_check(long_name, NULL), -EINVAL);
 	long_name[MAX_EVENT_NAME] = '\0';
-	KUNIT_EXPECT_EQ(test, user_event_name_check(long_name), 0);
+	KUNIT_EXPECT_EQ(test, user_event_name_check(long_name, NULL), 0);
 }
 
 /* dynamic_events hands over argv tokens */
