@@ -5,6 +5,9 @@
 #   make test     debug kernel + kselftests + KUnit + splat scan; summary line
 #   make test-kcsan  KCSAN kernel + the racing kselftests; fails on a data
 #                 race in the series' code, lists the others
+#   make check    the 0-day matrix: W=1, clang, sparse, coccicheck,
+#                 kernel-doc, Kconfig variants, randconfigs, the other
+#                 architectures' guests (build/check/summary.txt)
 #   make demo     release kernel, runs harness/guest/demo.sh
 #   make shell    interactive shell in a guest on the release kernel
 #   make series   git format-patch export + git am check + checkpatch
@@ -20,14 +23,22 @@
 #   make distclean  remove build/ entirely
 #
 # Variables: T=prog[,prog] (only these kselftests), UE_SKIP_KMEMLEAK=1,
-# UE_ACCEL=kvm, UE_TIMEOUT=seconds; see README.md.
+# UE_ACCEL=kvm, UE_TIMEOUT=seconds, ARCH=x86_64,arm64,...|all (make test),
+# UE_CHECK=step[,step] (make check); see README.md.
 
 H := harness
 ifdef T
 export UE_T := $(T)
 endif
+# ARCH=arm64,s390x|all picks the architectures of make test (README.md);
+# it must not reach the kernel's own make of the x86_64 builds
+ifdef ARCH
+export UE_ARCH := $(ARCH)
+endif
+unexport ARCH
+MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 
-.PHONY: all test test-kcsan demo shell series docs bench kernel build assemble deps userspace \
+.PHONY: all test test-kcsan check demo shell series docs bench kernel build assemble deps userspace \
 	scanner-test clean distclean help
 
 all: test
@@ -46,6 +57,9 @@ test:
 
 test-kcsan:
 	@$(H)/test-kcsan.sh
+
+check:
+	@$(H)/check.sh
 
 demo:
 	@$(H)/demo.sh
@@ -76,7 +90,8 @@ scanner-test:
 clean:
 	rm -rf build/results-* build/stage build/stage.* build/tmp build/headers \
 		build/kselftest build/kselftest-build build/samples build/samples32 \
-		build/series build/kconfig-debug build/kconfig-release
+		build/series build/kconfig-debug build/kconfig-release \
+		build/check build/arch-* build/kconfig-arm64* build/kconfig-s390x build/kconfig-i386
 
 distclean:
 	rm -rf build

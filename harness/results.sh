@@ -5,6 +5,11 @@
 #
 #   results.sh RESULTS_DIR [EXTRA_TAP_FILE...]
 #
+# harness/arch.sh judges its guests with UE_KSELFTEST_LIST (that arch's
+# kselftest-list.txt) and UE_RESULT_PREFIX ("arm64: ", before every line);
+# UE_ARCH_SUMMARIES lists its summary files, whose lines are printed and
+# whose counts are added here, with one "NAME: N passed, ..." line each.
+#
 # Counted: each kselftest_harness case ("ok N name", "not ok N name",
 # "# SKIP"), each KUnit case, each line of the EXTRA_TAP_FILEs (the
 # scanner self-test), plus one check per program that crashes, times out
@@ -16,6 +21,7 @@ set -uo pipefail
 res=${1:?results dir}
 shift
 pass=0 fail=0 skip=0
+list=${UE_KSELFTEST_LIST:-$B/kselftest/kselftest-list.txt}
 
 # count PREFIX TAPLINE: classify and print one TAP result line
 count()
@@ -28,7 +34,7 @@ count()
 	else
 		pass=$((pass + 1))
 	fi
-	printf '%s%s\n' "$prefix" "$line"
+	printf '%s%s%s\n' "${UE_RESULT_PREFIX:-}" "$prefix" "$line"
 }
 
 # Scanner self-test and other host-side TAP files
@@ -45,7 +51,7 @@ else
 fi
 
 # kselftest programs: the ones the guest was asked to run
-if [ -f "$B/kselftest/kselftest-list.txt" ]; then
+if [ -f "$list" ]; then
 	while IFS=: read -r coll prog; do
 		[ -n "$prog" ] || continue
 		if [ -n "${UE_T:-}" ] && [[ ",$UE_T," != *",$prog,"* ]]; then
@@ -86,7 +92,7 @@ if [ -f "$B/kselftest/kselftest-list.txt" ]; then
 		elif [ $nfail -eq 0 ] && [ "$rc" != 0 ] && [ "$rc" != 4 ]; then
 			count "" "not ok - $coll:$prog exited with $rc$( [ "$rc" = 124 ] && echo ' (timeout)')"
 		fi
-	done < "$B/kselftest/kselftest-list.txt"
+	done < "$list"
 fi
 
 # KUnit: the cases of each suite (the suite line only when it has none)
@@ -127,5 +133,21 @@ elif [ -f "$res/done" ]; then
 	count "" "ok - kmemleak clean # SKIP no kmemleak scan"
 fi
 
+# Other architectures (harness/arch.sh): already judged there
+if [ -n "${UE_ARCH_SUMMARIES:-}" ]; then
+	sums=("x86_64: $pass passed, $fail failed, $skip skipped")
+	for f in $UE_ARCH_SUMMARIES; do
+		sed '$d' "$f"
+		last=$(tail -n 1 "$f")
+		if [[ $last =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+			pass=$((pass + BASH_REMATCH[1])) fail=$((fail + BASH_REMATCH[2]))
+			skip=$((skip + BASH_REMATCH[3]))
+			sums+=("$last")
+		else
+			count "" "not ok - no summary in $f"
+		fi
+	done
+	printf '%s\n' "${sums[@]}"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -6,12 +6,20 @@
 # UE_T=prog[,prog]   run only these kselftest programs
 # UE_SKIP_KMEMLEAK=1 skip the final kmemleak scan (faster)
 # UE_ACCEL, UE_TIMEOUT: see vm.sh
+# UE_ARCH=x86_64,arm64,...|all (make test ARCH=...): the architectures;
+#   the others than x86_64 run through harness/arch.sh
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 lock_build
 
 "$UE_REPO/harness/deps.sh" || exit 1
 "$UE_REPO/harness/assemble.sh" || exit 1
+arches=$("$UE_REPO/harness/arch.sh" names "${UE_ARCH:-}") || exit 1
+read -ra others <<< "${arches//x86_64/}"
+[ ${#others[@]} -eq 0 ] || "$UE_REPO/harness/deps.sh" cross || exit 1
+if [[ " $arches " != *" x86_64 "* ]]; then
+	UE_LOCKED=1 exec "$UE_REPO/harness/arch.sh" test "${others[@]}"
+fi
 "$UE_REPO/harness/kernel.sh" debug || exit 1
 "$UE_REPO/harness/userspace.sh" debug || exit 1
 
@@ -24,4 +32,9 @@ args=("UE_SKIP_KMEMLEAK=${UE_SKIP_KMEMLEAK:-0}")
 [ -n "${UE_TIMEOUT_FACTOR:-}" ] && args+=("UE_TIMEOUT_FACTOR=$UE_TIMEOUT_FACTOR")
 "$UE_REPO/harness/vm.sh" debug "$UE_REPO/harness/guest/test.sh" "$res" "${args[@]}"
 
-"$UE_REPO/harness/results.sh" "$res" "$B/tmp/scanner-test.tap"
+sums=
+for a in "${others[@]}"; do
+	UE_LOCKED=1 "$UE_REPO/harness/arch.sh" one "$a" "$B/results-test-$a"
+	sums+=" $B/results-test-$a/summary.txt"
+done
+UE_ARCH_SUMMARIES=$sums "$UE_REPO/harness/results.sh" "$res" "$B/tmp/scanner-test.tap"

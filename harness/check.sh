@@ -1,0 +1,328 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "make check": the build matrix a 0-day robot runs on a posted series, on
+# the assembled tree (build/linux) with CONFIG_USER_EVENTS=y, plus the
+# guests "make test" leaves out.  One line per step; a build fails on any
+# warning in our files (kernel/trace/trace_events_user*.c, the two
+# user_events.h, and the lines our patches add); warnings elsewhere in 6.1
+# are listed (build/check/NAME.others), not failed on.  Ends with one
+# "N passed, N failed, N skipped" line; exits 0 only if nothing failed.
+#
+# Steps, in this order (UE_CHECK=name[,name] runs only these):
+#   w1          GCC W=1 build (bzImage) of the release config + KUnit
+#   sparse      sparse (C=2) on our objects and the files our patches touch
+#   cocci       coccicheck (MODE=report) on the same files
+#   kdoc        scripts/kernel-doc -v -none on our files
+#   clang       LLVM=1 W=1 build of the same config
+#   smp-n preempt                          x86_64 variants: build, boot, every kselftest
+#   compat-n hist-n kunit-m modules-n      x86_64 variants: build
+#   rand-SEED   3 randconfigs (x86; init, mm, kernel, trace, lib/Kconfig.debug
+#               and arch/x86 options random, the rest tinyconfig, USER_EVENTS=y
+#               forced); UE_CHECK_SEEDS="S1 S2 S3" (or "random"); replay one with
+#               make -C build/linux O=DIR KCONFIG_SEED=S \
+#                    KCONFIG_ALLCONFIG=build/check/rand.allconfig randconfig
+#   arm64-perf-n  PERF_EVENTS=n (x86 selects PERF_EVENTS, so arm64): build,
+#               boot, every C kselftest (harness/arch.sh)
+#   arm64-64k s390x i386   the architectures make test does not run by
+#               default (harness/arch.sh): debug build, boot, every C kselftest
+#
+# Builds go through ccache (UE_CCACHE_DIR, ~/.cache/ue-ccache) at nice 10.
+# The global build lock is held to assemble and for the x86_64 boots only.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+C=$B/check
+mkdir -p "$C"
+export CCACHE_DIR=${UE_CCACHE_DIR:-$HOME/.cache/ue-ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+SEEDS=${UE_CHECK_SEEDS:-"11 22 33"}
+[ "$SEEDS" = random ] && SEEDS="$RANDOM$RANDOM $RANDOM$RANDOM $RANDOM$RANDOM"
+STEPS=(w1 sparse cocci kdoc clang smp-n preempt compat-n hist-n kunit-m modules-n)
+for s in $SEEDS; do STEPS+=("rand-$s"); done
+ARCHES=$("$UE_REPO/harness/arch.sh" names all)
+for a in arm64-perf-n $ARCHES; do
+	[[ " $("$UE_REPO/harness/arch.sh" names "${UE_ARCH:-}") " == *" $a "* ]] || STEPS+=("$a")
+done
+OURS='kernel/trace/trace_events_user[^/]*\.c|include/(uapi/)?linux/user_events\.h'
+OUR_C=(kernel/trace/trace_events_user.c kernel/trace/trace_events_user_kunit.c)
+PATCHED_C=(kernel/fork.c kernel/trace/trace.c)
+
+# Kconfig fragments of the x86_64 variants (after the release config + KUnit)
+declare -A VARIANT=(
+	[w1]=""
+	[clang]=""
+	[smp-n]="# CONFIG_SMP is not set"
+	[preempt]=$'CONFIG_PREEMPT=y\nCONFIG_DEBUG_KERNEL=y\nCONFIG_DEBUG_ATOMIC_SLEEP=y'
+	[compat-n]=$'# CONFIG_IA32_EMULATION is not set\n# CONFIG_X86_X32_ABI is not set\n# CONFIG_COMPAT is not set'
+	[hist-n]="# CONFIG_HIST_TRIGGERS is not set"
+	[kunit-m]=$'CONFIG_MODULES=y\nCONFIG_KUNIT=m'
+	[modules-n]="# CONFIG_MODULES is not set"
+)
+BASE_FRAG=$'CONFIG_KUNIT=y\n# CONFIG_KUNIT_ALL_TESTS is not set\nCONFIG_USER_EVENTS_KUNIT_TEST=y'
+
+pass=0 fail=0 skip=0 lines=()
+result()	# result ok|fail|skip NAME TEXT
+{
+	case $1 in
+	ok) pass=$((pass + 1)); lines+=("ok - check: $2 $3") ;;
+	skip) skip=$((skip + 1)); lines+=("ok - check: $2 # SKIP $3") ;;
+	*) fail=$((fail + 1)); lines+=("not ok - check: $2 $3") ;;
+	esac
+	log "${lines[-1]}"
+}
+# The global build lock, held only while this run needs build/linux to
+# stay still or shares build/kselftest with make test
+lock() { unset UE_LOCKED; lock_build; }
+unlock() { exec 9>&-; unset UE_LOCKED; }
+wanted() { [ -z "${UE_CHECK:-}" ] || [[ ",$UE_CHECK," == *",$1,"* ]]; }
+
+# "path:line" of every line our patches add (line numbers of the patched file)
+added_lines()
+{
+	grep -v '^[[:space:]]*\(#\|$\)' "$UE_REPO/patches/series" | awk '{print $1}' |
+	while IFS= read -r p; do
+		awk '/^\+\+\+ / { f = $2; sub(/^b\//, "", f); next }
+		     /^@@ / { split($3, a, ","); n = substr(a[1], 2); next }
+		     /^\+/ { print f ":" n; n++; next }
+		     /^ / { n++ }' "$UE_REPO/patches/$p"
+	done
+}
+
+# judge LOG NAME: warnings (compiler, sparse, coccinelle, kernel-doc) in our
+# files or added lines go to NAME.ours (fail), the rest to NAME.others
+judge()
+{
+	local log=$1 name=$2
+	[ -f "$C/added-lines" ] || added_lines > "$C/added-lines"
+	awk -v ours="$OURS" -v o="$C/$name.ours" -v x="$C/$name.others" '
+	FNR == NR { added[$0] = 1; next }
+	/(warning|error|WARNING|ERROR)/ {
+		line = $0
+		sub(/^.*build\/linux\//, "", line); sub(/^(\.\.\/|\.\/)+/, "", line)
+		split(line, f, ":")
+		if (f[1] ~ "^(" ours ")$" || (f[1] ":" f[2]) in added) print line > o
+		else if (line ~ /^[^ :]+:[0-9]+:/) print line > x
+	}' "$C/added-lines" "$log"
+	[ -f "$C/$name.others" ] && sort -u -o "$C/$name.others" "$C/$name.others"
+	if [ -s "$C/$name.ours" ]; then
+		sort -u "$C/$name.ours" | head -20 | sed 's/^/[check] /' >&2
+		return 1
+	fi
+	return 0
+}
+
+others() { [ -s "$C/$1.others" ] && echo ", $(wc -l < "$C/$1.others") warning(s) elsewhere in 6.1 listed in ${C#"$UE_REPO"/}/$1.others"; }
+
+# xconfig NAME FRAGMENT MAKEARGS...: tinyconfig + guest.config + the
+# kselftest config + KUnit + FRAGMENT into $B/obj-check-NAME
+xconfig()
+{
+	local name=$1 frag=$2 line
+	local kc=$C/kconfig-$name obj=$B/obj-check-$name
+	shift 2
+	mkdir -p "$kc" "$obj"
+	printf '%s\n%s\n' "$BASE_FRAG" "$frag" > "$C/$name.fragment"
+	make -s -C "$TREE" O="$kc" "$@" tinyconfig >"$kc/make.log" 2>&1 &&
+	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$kc" "$kc/.config" \
+		"$UE_REPO/harness/configs/guest.config" \
+		"$TREE/tools/testing/selftests/user_events/config" "$C/$name.fragment" >"$kc/merge.log" 2>&1 &&
+	make -s -C "$TREE" O="$kc" "$@" olddefconfig >>"$kc/make.log" 2>&1 || { cat "$kc/make.log" >&2; return 1; }
+	while IFS= read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)= ]]; then
+			grep -qxF -- "$line" "$kc/.config" && continue
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			grep -q "^${BASH_REMATCH[1]}=" "$kc/.config" || continue
+		else
+			continue
+		fi
+		log "check $name: requested '$line', got '$(grep -E "^(# )?${BASH_REMATCH[1]}[= ]" "$kc/.config" || echo absent)'"
+		return 1
+	done < <(printf '%s\nCONFIG_USER_EVENTS=y\n' "$(<"$C/$name.fragment")")
+	cmp -s "$kc/.config" "$obj/.config" || cp "$kc/.config" "$obj/.config"
+}
+
+# kbuild NAME MAKEARGS...: build bzImage in $B/obj-check-NAME, judge warnings
+kbuild()
+{
+	local name=$1 obj=$B/obj-check-$1
+	shift
+	if ! nice -n 10 make -C "$TREE" O="$obj" -j"$JOBS" "$@" bzImage >"$C/$name.log" 2>&1; then
+		grep -E 'error|Error' -A3 "$C/$name.log" | head -30 >&2
+		judge "$C/$name.log" "$name"
+		return 1
+	fi
+	judge "$C/$name.log" "$name"
+}
+
+# A whole variant step: config, build, optional boot with every kselftest
+variant()
+{
+	local name=$1 boot=${2:-} start=$SECONDS args=(CC="ccache gcc") res summary
+	[ "$name" = clang ] && args=(LLVM=1 CC="ccache clang")
+	case $name in w1|clang) args+=(W=1) ;; esac
+	if ! xconfig "$name" "${VARIANT[$name]}" "${args[@]}"; then
+		result fail "$name" "(config: requested options did not land)"
+		return
+	fi
+	if ! kbuild "$name" "${args[@]}"; then
+		result fail "$name" "build ($((SECONDS - start)) s; ${C#"$UE_REPO"/}/$name.log)"
+		return
+	fi
+	result ok "$name" "build ($((SECONDS - start)) s$(others "$name"))"
+	[ -n "$boot" ] || return
+	start=$SECONDS
+	res=$C/boot-$name
+	lock
+	"$UE_REPO/harness/userspace.sh" debug >"$C/$name.userspace.log" 2>&1 ||
+		{ unlock; result fail "boot-$name" "(userspace build failed)"; return; }
+	UE_SMP=$([ "$name" = smp-n ] && echo 1 || echo "${UE_SMP:-2}") \
+		"$UE_REPO/harness/vm.sh" "check-$name" "$UE_REPO/harness/guest/test.sh" "$res" \
+		UE_SKIP_KMEMLEAK=1 >"$C/boot-$name.log" 2>&1
+	UE_RESULT_PREFIX="$name: " "$UE_REPO/harness/results.sh" "$res" > "$C/boot-$name.tap" 2>&1
+	local rc=$?
+	unlock
+	summary=$(tail -n 1 "$C/boot-$name.tap")
+	grep '^[^ ]*: not ok' "$C/boot-$name.tap" | head -20 >&2
+	if [ $rc -eq 0 ]; then
+		result ok "boot-$name" "($summary, $((SECONDS - start)) s)"
+	else
+		result fail "boot-$name" "($summary, $((SECONDS - start)) s; ${C#"$UE_REPO"/}/boot-$name.tap)"
+	fi
+}
+
+# The options of the files our code depends on most are random, the rest
+# is the tinyconfig guest config; USER_EVENTS=y and a buildable toolchain
+# setting are forced
+rand_allconfig()
+{
+	local kc=$C/kconfig-rand-base
+	mkdir -p "$kc"
+	make -s -C "$TREE" O="$kc" tinyconfig >"$kc/make.log" 2>&1 &&
+	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$kc" "$kc/.config" \
+		"$UE_REPO/harness/configs/guest.config" >"$kc/merge.log" 2>&1 &&
+	make -s -C "$TREE" O="$kc" olddefconfig >>"$kc/make.log" 2>&1 || return 1
+	(cd "$TREE" && grep -hoE '^[[:space:]]*(menu)?config[[:space:]]+[A-Za-z0-9_]+' \
+		init/Kconfig mm/Kconfig kernel/Kconfig.* kernel/trace/Kconfig \
+		kernel/rcu/Kconfig* lib/Kconfig.debug arch/x86/Kconfig) |
+		awk '{print "CONFIG_" $2}' | sort -u > "$C/rand.symbols"
+	{
+		grep -E '^(# )?CONFIG_' "$kc/.config" |
+			awk 'FNR == NR { r[$0] = 1; next }
+			     { s = $0; sub(/^# /, "", s); sub(/[= ].*/, "", s); if (!(s in r)) print }' \
+			"$C/rand.symbols" -
+		printf '%s\n' CONFIG_FTRACE=y CONFIG_USER_EVENTS=y CONFIG_DEBUG_INFO_NONE=y \
+			'# CONFIG_WERROR is not set' '# CONFIG_DEBUG_INFO_BTF is not set' \
+			'# CONFIG_GCOV_KERNEL is not set' '# CONFIG_KCOV is not set' \
+			'# CONFIG_COMPILE_TEST is not set'
+	} > "$C/rand.allconfig"
+}
+
+randstep()
+{
+	local seed=$1 name=rand-$1 obj=$B/obj-check-rand-$1 start=$SECONDS
+	mkdir -p "$obj"
+	if ! make -s -C "$TREE" O="$obj" KCONFIG_SEED="$seed" KCONFIG_ALLCONFIG="$C/rand.allconfig" \
+	     CC="ccache gcc" randconfig >"$C/$name.config.log" 2>&1; then
+		result fail "$name" "(randconfig failed)"
+		return
+	fi
+	if ! grep -qx CONFIG_USER_EVENTS=y "$obj/.config"; then
+		result fail "$name" "(KCONFIG_SEED=$seed: USER_EVENTS=y did not land)"
+		return
+	fi
+	local desc
+	desc=$(grep -cE '^CONFIG_[A-Z0-9_]+=y' "$obj/.config")
+	desc="$desc options y, $(grep -qx CONFIG_64BIT=y "$obj/.config" && echo 64 || echo 32)-bit"
+	desc+="$(grep -qx CONFIG_SMP=y "$obj/.config" || echo ', SMP=n')"
+	desc+="$(grep -qx CONFIG_PERF_EVENTS=y "$obj/.config" || echo ', PERF_EVENTS=n')"
+	if kbuild "$name" CC="ccache gcc"; then
+		result ok "$name" "build (KCONFIG_SEED=$seed, $desc, $((SECONDS - start)) s$(others "$name"))"
+	else
+		result fail "$name" "build (KCONFIG_SEED=$seed, $desc; ${C#"$UE_REPO"/}/$name.log)"
+	fi
+}
+
+# sparse and coccicheck run on objects of the W=1 build
+objcheck()
+{
+	local name=$1 start=$SECONDS objs=() f
+	shift
+	for f in "${OUR_C[@]}" "${PATCHED_C[@]}"; do objs+=("${f%.c}.o"); done
+	if [ ! -f "$B/obj-check-w1/.config" ]; then
+		result skip "$name" "needs the w1 step's build"
+		return
+	fi
+	nice -n 10 make -C "$TREE" O="$B/obj-check-w1" -j"$JOBS" CC="ccache gcc" W=1 C=2 "$@" \
+		"${objs[@]}" >"$C/$name.log" 2>&1
+	local rc=$?
+	if ! judge "$C/$name.log" "$name"; then
+		result fail "$name" "(warnings in our files, ${C#"$UE_REPO"/}/$name.ours)"
+	elif [ $rc -ne 0 ]; then
+		result fail "$name" "(make exited with $rc; ${C#"$UE_REPO"/}/$name.log)"
+	else
+		result ok "$name" "(${objs[*]}, $((SECONDS - start)) s$(others "$name"))"
+	fi
+}
+
+kdoc()
+{
+	local files=() f
+	for f in "${OUR_C[@]}" include/linux/user_events.h include/uapi/linux/user_events.h; do
+		[ -f "$TREE/$f" ] && files+=("$f")
+	done
+	(cd "$TREE" && scripts/kernel-doc -v -none "${files[@]}") >"$C/kdoc.log" 2>&1
+	if ! judge "$C/kdoc.log" kdoc || grep -q 'warning' "$C/kdoc.log"; then
+		head -20 "$C/kdoc.log" >&2
+		result fail kdoc "(${files[*]})"
+	else
+		result ok kdoc "(${files[*]})"
+	fi
+}
+
+archstep()
+{
+	local name=$1 start=$SECONDS summary
+	UE_LOCKED=1 "$UE_REPO/harness/arch.sh" one "$name" "$C/boot-$name" >"$C/$name.log" 2>&1
+	local rc=$?
+	summary=$(tail -n 1 "$C/boot-$name/summary.txt" 2>/dev/null)
+	cp "$C/boot-$name/summary.txt" "$C/boot-$name.tap" 2>/dev/null
+	grep '^[^ ]*: not ok' "$C/boot-$name.tap" 2>/dev/null | head -20 >&2
+	if [ $rc -eq 0 ]; then
+		result ok "$name" "build, boot, kselftests (${summary:-no summary}, $((SECONDS - start)) s)"
+	else
+		result fail "$name" "build, boot, kselftests (${summary:-no summary}, $((SECONDS - start)) s; ${C#"$UE_REPO"/}/$name.log)"
+	fi
+}
+
+start_all=$SECONDS
+lock
+"$UE_REPO/harness/deps.sh" check cross || exit 1
+"$UE_REPO/harness/assemble.sh" || exit 1
+unlock
+rm -f "$C"/*.ours "$C"/*.others "$C/added-lines"
+log "make check: ${STEPS[*]}"
+rand_ready=
+for s in "${STEPS[@]}"; do
+	wanted "$s" || continue
+	case $s in
+	w1|clang|compat-n|hist-n|kunit-m|modules-n) variant "$s" ;;
+	smp-n|preempt) variant "$s" boot ;;
+	sparse) objcheck sparse ;;
+	cocci) objcheck cocci CHECK="$TREE/scripts/coccicheck" MODE=report ;;
+	kdoc) kdoc ;;
+	rand-*)
+		if [ -z "$rand_ready" ]; then
+			rand_allconfig || { result fail "$s" "(randconfig base failed)"; continue; }
+			rand_ready=1
+		fi
+		randstep "${s#rand-}"
+		;;
+	*) archstep "$s" ;;
+	esac
+done
+{
+	printf '%s\n' "${lines[@]}"
+	echo "make check took $(((SECONDS - start_all) / 60)) min $(((SECONDS - start_all) % 60)) s"
+	echo "$pass passed, $fail failed, $skip skipped"
+} | tee "$C/summary.txt"
+[ $fail -eq 0 ]
