@@ -11,7 +11,11 @@
 #   make demo     release kernel, runs harness/guest/demo.sh
 #   make shell    interactive shell in a guest on the release kernel
 #   make series   git format-patch export + git am check + checkpatch
-#                 + release-kernel build after each patch
+#                 + release-kernel build after each patch (make test
+#                 runs all of it but the builds); patches/series says
+#                 which file goes into which patch
+#   make refresh-patches  turn edits made in build/linux back into
+#                 patches/*.patch and the overlay (NEW=path: a new patch)
 #   make docs     Sphinx build of Documentation/trace (build/docs/)
 #   make bench    release kernel benchmarks (build/bench/: table, JSON, PNG)
 #   make kernel   build the debug and release kernels (alias: build)
@@ -38,8 +42,8 @@ endif
 unexport ARCH
 MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 
-.PHONY: all test test-kcsan check demo shell series docs bench kernel build assemble deps userspace \
-	scanner-test clean distclean help
+.PHONY: all test test-kcsan check demo shell series refresh-patches docs bench kernel build \
+	assemble deps userspace scanner-test clean distclean help
 
 all: test
 
@@ -70,6 +74,9 @@ shell:
 series:
 	@$(H)/series.sh
 
+refresh-patches:
+	@$(H)/refresh-patches.sh
+
 docs:
 	@$(H)/docs.sh
 
@@ -90,7 +97,7 @@ scanner-test:
 clean:
 	rm -rf build/results-* build/stage build/stage.* build/tmp build/headers \
 		build/kselftest build/kselftest-build build/samples build/samples32 \
-		build/series build/kconfig-debug build/kconfig-release \
+		build/series build/series-checkpatch build/kconfig-debug build/kconfig-release \
 		build/check build/arch-* build/kconfig-arm64* build/kconfig-s390x build/kconfig-i386
 
 distclean:

@@ -7,6 +7,9 @@
 # build/linux, so unchanged files keep their mtimes and the O= kernel
 # builds stay warm.  build/linux.manifest lists the paths the assembly
 # owns; a path dropped from the series is restored from pristine.
+# patches/series gives the order of the patches; build/linux.sums records
+# what was written, so that an edit made in build/linux is never
+# overwritten (make refresh-patches takes it back into the repo).
 #
 # Development knobs:
 #   UE_EXTRA_OVERLAY=DIR       copy DIR (mirroring tree paths) after the overlay
@@ -31,7 +34,9 @@ if [ ! -d "$PRISTINE" ]; then
 fi
 if [ ! -d "$TREE" ]; then
 	log "copying pristine tree to $TREE"
-	cp -a "$PRISTINE" "$TREE.tmp"
+	rm -rf "$TREE.tmp" && mkdir -p "$TREE.tmp"
+	# the contents: a symlinked pristine tree must not become build/linux
+	cp -a "$PRISTINE/." "$TREE.tmp/"
 	mv "$TREE.tmp" "$TREE"
 fi
 
@@ -43,33 +48,30 @@ mkdir -p "$STAGE"
 (cd "$PRISTINE" && find "${OLD_DIRS[@]}" -type f 2>/dev/null) | sort > "$B/stage.deleted"
 
 # 2. the overlay: every tracked or untracked, non-ignored file
-(cd "$UE_REPO" && git ls-files -co --exclude-standard -- "${OVERLAY_DIRS[@]}") |
+(cd "$UE_REPO" && git ls-files -co --exclude-standard -- "${OVERLAY_DIRS[@]}") > "$B/stage.overlay"
 while IFS= read -r f; do
 	[ -f "$UE_REPO/$f" ] || continue
 	mkdir -p "$STAGE/$(dirname "$f")"
 	cp -p "$UE_REPO/$f" "$STAGE/$f"
-done
+done < "$B/stage.overlay"
 if [ -n "${UE_EXTRA_OVERLAY:-}" ]; then
 	log "extra overlay: $UE_EXTRA_OVERLAY"
 	cp -a "$UE_EXTRA_OVERLAY/." "$STAGE/"
 fi
 
-# 3. the patches, in series order
-SERIES=$UE_REPO/patches/series
-grep -v '^[[:space:]]*\(#\|$\)' "$SERIES" | awk '{print $1}' |
-while IFS= read -r p; do
+# 3. the patches, in the order of patches/series
+table=$(series_rows) || exit 1
+mapfile -t rows <<< "$table"
+for r in "${rows[@]}"; do
+	IFS=$'\t' read -r kind _ p _ <<< "$r"
+	[ "$kind" = patch ] || continue
 	pf=$UE_REPO/patches/$p
 	if [ ! -f "$pf" ]; then
-		[ "${UE_ALLOW_MISSING_PATCHES:-0}" = 1 ] || die "patches/$p listed in series but missing"
+		[ "${UE_ALLOW_MISSING_PATCHES:-0}" = 1 ] || die "patches/$p listed in patches/series but missing"
 		log "WARNING: skipping missing patches/$p"
 		continue
 	fi
-	# files the patch touches: a "--- a/X" line directly followed by "+++ b/Y"
-	awk 'prev ~ /^--- / && /^\+\+\+ / {
-		split(prev, o, /[ \t]/); split($0, n, /[ \t]/)
-		print o[2]; print n[2] }
-	     { prev = $0 }' "$pf" | sed 's|^[ab]/||' | grep -v '^/dev/null$' | sort -u |
-	while IFS= read -r f; do
+	patch_files "$pf" | while IFS= read -r f; do
 		if [ ! -e "$STAGE/$f" ] && [ -f "$PRISTINE/$f" ] &&
 		   ! grep -qxF "$f" "$B/stage.deleted"; then
 			mkdir -p "$STAGE/$(dirname "$f")"
@@ -87,9 +89,44 @@ while IFS= read -r p; do
 	case "$out" in *fuzz*|*offset*) log "note: patches/$p: $(printf '%s' "$out" | grep -E 'fuzz|offset' | head -3)";; esac
 done
 
+# What the table does not place is not part of the series: say so early
+# ("make series" and "make test" fail on it)
+for pf in "$UE_REPO"/patches/*.patch; do
+	[ -e "$pf" ] || continue
+	printf '%s\n' "${rows[@]}" | cut -f3 | grep -qxF "${pf##*/}" ||
+		log "WARNING: patches/${pf##*/} is not in patches/series: not applied"
+done
+while IFS= read -r f; do
+	[ -f "$UE_REPO/$f" ] || continue
+	placed=
+	for r in "${rows[@]}"; do
+		IFS=$'\t' read -r kind _ item _ <<< "$r"
+		# shellcheck disable=SC2053 # ITEM is a glob
+		[ "$kind" = path ] && [[ $f == $item ]] && { placed=1; break; }
+	done
+	[ -n "$placed" ] || log "WARNING: $f is in no row of patches/series"
+done < "$B/stage.overlay"
+
 # 4. sync the staging area into the tree, content-wise
 (cd "$STAGE" && find . -type f | sed 's|^\./||' | sort) > "$B/stage.files"
 sort -u "$B/stage.files" "$B/stage.deleted" > "$B/linux.manifest.new"
+
+# A file of the tree that no longer has the content the last assembly
+# wrote was edited in build/linux: never overwrite such an edit
+declare -A wrote=()
+if [ -f "$B/linux.sums" ]; then
+	while read -r sum f; do wrote[$f]=$sum; done < "$B/linux.sums"
+fi
+edited=()
+while IFS= read -r f; do
+	[ -f "$TREE/$f" ] && [ -n "${wrote[$f]:-}" ] || continue
+	cmp -s "$STAGE/$f" "$TREE/$f" && continue
+	[ "$(sha1sum < "$TREE/$f" | cut -c1-40)" = "${wrote[$f]}" ] || edited+=("$f")
+done < "$B/stage.files"
+if [ ${#edited[@]} -gt 0 ]; then
+	printf '  build/linux/%s\n' "${edited[@]}" >&2
+	die "these files were edited in build/linux since the last assembly: \"make refresh-patches\" turns the edits into patches/ and overlay changes; to drop them, delete the files"
+fi
 
 changed=0
 while IFS= read -r f; do
@@ -101,6 +138,7 @@ while IFS= read -r f; do
 	fi
 	chmod --reference="$STAGE/$f" "$TREE/$f"
 done < "$B/stage.files"
+(cd "$TREE" && xargs -r -d '\n' sha1sum --) < "$B/stage.files" | sed 's/^\([0-9a-f]*\)  /\1 /' > "$B/linux.sums"
 
 # old files: deleted unless the overlay provides them
 comm -23 "$B/stage.deleted" "$B/stage.files" | while IFS= read -r f; do

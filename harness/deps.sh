@@ -14,7 +14,7 @@ set -euo pipefail
 # with every cross compiler (the "cross" group)
 PKGS=(qemu-system-x86 linux-source-6.1 build-essential flex bison bc
       libelf-dev libssl-dev cpio rsync linux-perf trace-cmd gcc-12-multilib
-      git patch xz-utils)
+      git patch xz-utils python3 ccache)
 for extra in "$@"; do
 	case $extra in
 	docs) PKGS+=(python3-sphinx python3-sphinx-rtd-theme) ;;

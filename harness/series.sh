@@ -1,116 +1,158 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# "make series": export the assembled work as a mail-ready git format-patch
-# series against pristine 6.1 (cover letter with get_maintainer.pl output),
-# check that it applies with git am to a pristine checkout and gives the
-# assembled tree, run checkpatch --strict on every patch, and build the
-# kernel after each patch.
+# "make series": export the work as a mail-ready git format-patch series
+# against pristine 6.1 and check it: git am on a pristine checkout gives
+# the assembled tree, checkpatch --strict has no error or warning, the
+# MAINTAINERS change names nobody but the series' author, and the kernel
+# builds after each patch.
 #
-# build/series.git holds pristine 6.1 as commit "base" (made once); the
-# commits are built from the assembled files without a checkout.  The
-# messages come from harness/series/NN-*.txt (first line: subject;
-# 00-cover.txt is the cover letter).  Output: build/series/*.patch.
+#   series.sh              all of it ("make series")
+#   series.sh --tap FILE   the part "make test" runs: export, git am,
+#                          MAINTAINERS and checkpatch, no builds, as TAP
+#                          lines in FILE; the caller holds the build lock
+#                          and has assembled the tree
 #
-# The per-patch builds use the release config (build/kconfig-release, made
-# by config.sh) plus CONFIG_KUNIT so that the KUnit patch is compiled too;
-# while kernel/trace/Kconfig still makes USER_EVENTS depend on
-# BROKEN || COMPILE_TEST, CONFIG_COMPILE_TEST=y keeps USER_EVENTS on, so
-# every step compiles the user_events code.  They run in the build/series-am
-# worktree (git checkout of each commit, incremental) with O=build/obj-series.
-# A step whose tree and config were already built OK is not rebuilt.
+# patches/series decides which file goes into which commit and the order
+# of the commits (see the comment at its top); the messages are
+# harness/series/COMMIT.txt (first line: subject), the cover letter
+# harness/series/00-cover.txt, completed with get_maintainer.pl's output.
+#
+# build/series.git holds pristine 6.1 as the commit "base" (made once);
+# the commits are made from the assembled files without a checkout.
+# Output: build/series/*.patch, build/series-checkpatch/, the git am
+# checkout build/series-am.
+#
+# The per-patch builds use the release config (build/kconfig-release)
+# plus CONFIG_KUNIT, so that the KUnit patch is compiled too, plus
+# CONFIG_COMPILE_TEST while kernel/trace/Kconfig still makes USER_EVENTS
+# depend on BROKEN || COMPILE_TEST: every step compiles the user_events
+# code.  They run in the worktree build/series-build with O=build/obj-series
+# and CC="ccache gcc" (UE_CCACHE_DIR); a step whose tree and config were
+# built before is not built again.  A warning in a file of the series
+# fails the step.  The global build lock is held only until the export
+# and the checks are done; the builds hold build/.series-lock.
 #
 #   SERIES_BUILD=0       skip the per-patch builds
 #   SERIES_BUILD=force   rebuild every step, ignoring earlier results
 #
-# With ccache (deps.sh series) the objects go through build/ccache.
-#
-# Exit 1 if git am fails, checkpatch reports an error or a warning, or a
-# step does not build.
+# Exits 1 if any check fails.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+tap=
+if [ "${1:-}" = --tap ]; then
+	tap=${2:?usage: series.sh [--tap FILE]}
+	: > "$tap"
+fi
+build_mode=${SERIES_BUILD:-1}
+[ -z "$tap" ] || build_mode=0
+
 msgs=$UE_REPO/harness/series
 out=$B/series
-wt=$B/series-am
+G=$B/series.git
+am=$B/series-am
+bwt=$B/series-build
 obj=$B/obj-series
 kc=$B/kconfig-series
-build_mode=${SERIES_BUILD:-1}
-export GIT_DIR=$B/series.git
+sgit() { git --git-dir="$G" "$@"; }
 
-# Group of a path of the assembled tree: the patch that brings its final
-# content (harness/series/GROUP-*.txt)
-group_of()
+failed=0
+# result OK|FAIL TEXT [DETAIL...]: one check; a TAP line in --tap mode
+result()
 {
-	case $1 in
-	kernel/trace/trace.[ch]|kernel/trace/trace_events.c|kernel/trace/trace_events_trigger.c|kernel/trace/trace_events_hist.c|kernel/trace/trace_events_inject.c) echo 001 ;;
-	kernel/fork.c|kernel/exit.c|fs/exec.c|include/linux/sched.h) echo 02 ;;
-	kernel/trace/Kconfig|kernel/trace/trace_events_user*.c) echo 035 ;;
-	Documentation/*) echo 04 ;;
-	samples/*) echo 05 ;;
-	tools/*|MAINTAINERS) echo 06 ;;
-	*) echo 01 ;;
-	esac
-}
-GROUPS_ORDER="001 01 02 03 035 04 05 06"
-
-# Earlier, partial versions of a file: "GROUP FILE" pairs; the content is
-# filtered by partial_filter, and group_of() brings the final one later.
-PARTIALS="01:MAINTAINERS 035:MAINTAINERS 01:kernel/trace/trace_events_user.c 03:kernel/trace/Kconfig"
-
-# partial_filter GROUP FILE < final > partial
-partial_filter()
-{
-	python3 -c '
-import re, sys
-g, f = sys.argv[1], sys.argv[2]
-s = sys.stdin.read()
-orig = s
-if f == "MAINTAINERS":
-    # the selftests patch lists its directory, the KUnit patch its file
-    s = s.replace("F:\ttools/testing/selftests/user_events/\n", "")
-    if g == "01":
-        s = s.replace("F:\tkernel/trace/trace_events_user_kunit.c\n", "")
-elif f == "kernel/trace/trace_events_user.c":
-    # the KUnit patch adds the include of its tests
-    s = re.sub(r"\n#ifdef CONFIG_USER_EVENTS_KUNIT_TEST\n#include \"trace_events_user_kunit.c\"\n#endif\n", "", s)
-elif f == "kernel/trace/Kconfig":
-    s = re.sub(r"config USER_EVENTS_KUNIT_TEST\n(?:(?:\t.*)?\n)*?(?=config |menuconfig |endmenu|if |endif)", "", s)
-if s == orig:
-    sys.exit("partial_filter: nothing removed from %s for group %s" % (f, g))
-sys.stdout.write(s)
-' "$1" "$2"
+	local st=$1 text=$2
+	shift 2
+	[ "$st" = OK ] || failed=1
+	if [ -n "$tap" ]; then
+		{
+			[ "$st" = OK ] && echo "ok - series: $text" || echo "not ok - series: $text"
+			[ $# -eq 0 ] || printf '    # %s\n' "$@"
+		} >> "$tap"
+	else
+		log "$([ "$st" = OK ] && echo ok || echo FAILED): $text"
+		[ $# -eq 0 ] || printf '    %s\n' "$@" >&2
+	fi
 }
 
-# The series lock (build/series*, obj-series) for the whole run; the global
-# build lock only while the assembled tree and the release config are used.
-exec 8> "$B/.series-lock"
-if ! flock -n 8; then
-	log "waiting for another make series"
-	flock 8
+# ---------------------------------------------------------------------------
+# 1. Under the global build lock: the table, the commits, the export, git am,
+#    get_maintainer, checkpatch
+# ---------------------------------------------------------------------------
+if [ -z "$tap" ]; then
+	"$UE_REPO/harness/deps.sh"
+	locked_here=
+	[ -n "${UE_LOCKED:-}" ] || locked_here=1
+	lock_build
+	"$UE_REPO/harness/assemble.sh"
+	[ "$build_mode" = 0 ] || "$UE_REPO/harness/config.sh" release
 fi
 
-# ---------------------------------------------------------------------------
-# 1. Under the global build lock: assemble, commit, export, release config
-# ---------------------------------------------------------------------------
-"$UE_REPO/harness/deps.sh" series
-lock_build
-"$UE_REPO/harness/assemble.sh"
-"$UE_REPO/harness/config.sh" release
+# The table: COMMIT -> final paths, partial paths
+rows=$(series_rows) || exit 1
+mapfile -t manifest < "$B/linux.manifest"
+declare -A final=() nrows=()
+commits=() errs=() lastc=
+while IFS=$'\t' read -r kind commit item _; do
+	if [ "$commit" != "$lastc" ]; then
+		commits+=("$commit")
+		lastc=$commit
+		[ -f "$msgs/$commit.txt" ] || errs+=("no message harness/series/$commit.txt for $commit")
+	fi
+	[ "$kind" != partial ] || continue
+	key="$commit $item"
+	nrows[$key]=0
+	case $kind in
+	patch)
+		[ -f "$UE_REPO/patches/$item" ] || { errs+=("patches/$item is missing"); continue; }
+		paths=$(patch_files "$UE_REPO/patches/$item")
+		;;
+	path) paths=$(printf '%s\n' "${manifest[@]}") ;;
+	esac
+	while IFS= read -r f; do
+		[ -n "$f" ] || continue
+		# shellcheck disable=SC2053 # ITEM is a glob
+		[ "$kind" = patch ] || [[ $f == $item ]] || continue
+		nrows[$key]=$((nrows[$key] + 1))
+		if [ -n "${final[$f]:-}" ]; then
+			errs+=("$f is brought by two rows: ${final[$f]} and $commit $item")
+		else
+			final[$f]="$commit $item"
+		fi
+	done <<< "$paths"
+done <<< "$rows"
+for key in "${!nrows[@]}"; do
+	[ "${nrows[$key]}" != 0 ] || errs+=("the row '$key' matches no file of the assembled tree")
+done
+for f in "${manifest[@]}"; do
+	[ -n "${final[$f]:-}" ] || errs+=("$f (assembled) is in no row of patches/series")
+done
+while IFS=$'\t' read -r kind commit item _; do
+	[ "$kind" = partial ] || continue
+	if [ -z "${final[$item]:-}" ]; then
+		errs+=("the partial row '$commit $item' names a file no row brings")
+	elif [[ ! ${final[$item]%% *} > $commit ]]; then
+		errs+=("the partial row '$commit $item' is not before ${final[$item]}, which brings the final file")
+	fi
+done <<< "$rows"
+if [ ${#errs[@]} -gt 0 ]; then
+	result FAIL "patches/series places every file of the assembled tree once" "${errs[@]}"
+	exit 1
+fi
+result OK "patches/series places every file of the assembled tree once (${#commits[@]} commits)"
 
-ident=$(git -C "$UE_REPO" var GIT_AUTHOR_IDENT | sed 's/ [0-9]* [-+][0-9]*$//')
+ident=$(git -C "$UE_REPO" var GIT_AUTHOR_IDENT 2>/dev/null | sed 's/ [0-9]* [-+][0-9]*$//') ||
+	ident=$(git -C "$UE_REPO" log -1 --format='%an <%ae>')
 export GIT_AUTHOR_NAME=${ident% <*} GIT_AUTHOR_EMAIL=${ident##*<}
 GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL%>}
 export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 
-if ! git rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
-	log "creating the pristine base repo (once, ~1 min)"
-	rm -rf "$GIT_DIR"
-	git init -q --bare "$GIT_DIR"
-	git config core.bare false
-	(cd "$PRISTINE" && GIT_INDEX_FILE=$B/series.index git --work-tree=. add -A -f .)
-	tree=$(GIT_INDEX_FILE=$B/series.index git write-tree)
-	base=$(git commit-tree -m "Linux 6.1 (Debian linux-source-6.1)" "$tree")
-	git tag base "$base"
+if ! sgit rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
+	log "creating the pristine base repo build/series.git (once, ~1-2 min)"
+	rm -rf "$G"
+	git init -q --bare "$G"
+	(cd "$PRISTINE" && GIT_INDEX_FILE=$B/series.index git --git-dir="$G" --work-tree=. add -A -f .)
+	tree=$(GIT_INDEX_FILE=$B/series.index sgit write-tree)
+	sgit tag base "$(sgit commit-tree -m "Linux 6.1 (Debian linux-source-6.1)" "$tree")"
 fi
 
 # stage_file FILE [CONTENT-FILE]: put FILE (from the tree, or CONTENT-FILE)
@@ -120,94 +162,164 @@ stage_file()
 	local f=$1 src=${2:-$TREE/$1} mode=100644 blob
 	if [ -f "$TREE/$f" ]; then
 		[ -x "$TREE/$f" ] && mode=100755
-		blob=$(git hash-object -w "$src")
-		git update-index --add --cacheinfo "$mode,$blob,$f"
+		blob=$(sgit hash-object -w "$src")
+		sgit update-index --add --cacheinfo "$mode,$blob,$f"
 	else
-		git update-index --force-remove "$f"
+		sgit update-index --force-remove "$f"
 	fi
 }
 
+# partial FILE REGEX...: FILE's final content without every match of each
+# REGEX (each must match)
+partial()
+{
+	python3 - "$@" <<'PY'
+import re, sys
+f, pats = sys.argv[1], sys.argv[2:]
+s = open(f).read()
+for p in pats:
+    s, n = re.subn(p, '', s, flags=re.M)
+    if not n:
+        sys.exit("-%s removes nothing from %s" % (p, f))
+sys.stdout.write(s)
+PY
+}
+
 export GIT_INDEX_FILE=$B/series.index
-git read-tree base
-head=$(git rev-parse base)
-for g in $GROUPS_ORDER; do
-	while IFS= read -r f; do
-		[ "$(group_of "$f")" = "$g" ] && stage_file "$f"
-	done < "$B/linux.manifest"
-	for p in $PARTIALS; do
-		[ "${p%%:*}" = "$g" ] || continue
-		f=${p#*:}
-		partial_filter "$g" "$f" < "$TREE/$f" > "$B/series.partial"
-		stage_file "$f" "$B/series.partial"
+sgit read-tree base
+head=$(sgit rev-parse base)
+errs=()
+for c in "${commits[@]}"; do
+	for f in "${manifest[@]}"; do
+		[ "${final[$f]%% *}" = "$c" ] && stage_file "$f"
 	done
-	tree=$(git write-tree)
-	[ "$tree" != "$(git rev-parse "$head^{tree}")" ] || continue
-	msgfile=$(ls "$msgs/$g"-*.txt)
-	msg=$(cat "$msgfile"; printf '\nSigned-off-by: %s <%s>\n' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")
-	head=$(git commit-tree -p "$head" -m "$msg" "$tree")
+	while IFS=$'\t' read -r kind commit item filters; do
+		[ "$kind" = partial ] && [ "$commit" = "$c" ] || continue
+		read -r -a res <<< "$filters"
+		if partial "$TREE/$item" "${res[@]}" > "$B/series.partial"; then
+			stage_file "$item" "$B/series.partial"
+		else
+			errs+=("$c $item: a filter removes nothing")
+		fi
+	done <<< "$rows"
+	tree=$(sgit write-tree)
+	if [ "$tree" = "$(sgit rev-parse "$head^{tree}")" ]; then
+		errs+=("$c changes nothing")
+		continue
+	fi
+	msg=$(cat "$msgs/$c.txt"; printf '\nSigned-off-by: %s <%s>\n' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")
+	head=$(sgit commit-tree -p "$head" -m "$msg" "$tree")
 done
 rm -f "$B/series.partial"
-git update-ref refs/heads/series "$head"
 unset GIT_INDEX_FILE
+sgit update-ref refs/heads/series "$head"
 
-# The last commit must hold exactly the assembled files (partial versions
-# staged earlier must have been replaced by their final content)
-bad=0
-while IFS= read -r f; do
+# The last commit holds exactly the assembled files
+for f in "${manifest[@]}"; do
 	want=absent
-	[ -f "$TREE/$f" ] && want=$(git hash-object "$TREE/$f")
-	got=$(git rev-parse -q --verify "series:$f" 2>/dev/null || echo absent)
-	[ "$want" = "$got" ] || { log "series: $f differs from the assembled tree"; bad=1; }
-done < "$B/linux.manifest"
-[ $bad -eq 0 ] || die "the series does not end with the assembled tree (see group_of/PARTIALS)"
+	[ -f "$TREE/$f" ] && want=$(sgit hash-object "$TREE/$f")
+	got=$(sgit rev-parse -q --verify "series:$f" 2>/dev/null || echo absent)
+	[ "$want" = "$got" ] || errs+=("$f: the last commit does not hold its assembled content")
+done
+if [ ${#errs[@]} -gt 0 ]; then
+	result FAIL "the commits of patches/series end with the assembled tree" "${errs[@]}"
+	exit 1
+fi
+result OK "the commits of patches/series end with the assembled tree"
 
 rm -rf "$out"
-git format-patch -q --cover-letter --thread=shallow -o "$out" base..series
+sgit format-patch -q --cover-letter --thread=shallow -o "$out" base..series
 cover=$(ls "$out"/0000-*.patch)
-patches=$(ls "$out"/*.patch | grep -v '/0000-')
-
-mkdir -p "$B/series-cfg"
-cp "$B/kconfig-release/.config" "$B/series-cfg/release.config"
-
-# Release the global lock: the rest only uses build/series*, obj-series
-flock -u 9
-exec 9>&-
-
-# ---------------------------------------------------------------------------
-# 2. Under the series lock only: git am, get_maintainer, checkpatch, builds
-# ---------------------------------------------------------------------------
-unset GIT_DIR
+mapfile -t patches < <(ls "$out"/*.patch | grep -v '/0000-')
+mapfile -t shas < <(sgit rev-list --reverse base..series)
+result OK "exported ${#patches[@]} patches and a cover letter to ${out#"$UE_REPO"/}"
 
 # git am on a pristine checkout (kept under build/, reset each time)
-if [ ! -e "$wt/.git" ]; then
-	log "checking out pristine 6.1 for the git am check (once)"
-	rm -rf "$wt"
-	git -C "$B/series.git" worktree prune
-	git -C "$B/series.git" worktree add -q --detach "$wt" base
+if [ ! -e "$am/.git" ]; then
+	log "checking out pristine 6.1 in ${am#"$UE_REPO"/} for the git am check (once, ~30 s)"
+	rm -rf "$am"
+	sgit worktree prune
+	sgit worktree add -q --detach "$am" base
 fi
-amok=1
-(
-	cd "$wt"
+amok=0
+if (
+	cd "$am"
 	git am --abort >/dev/null 2>&1 || true
 	git checkout -q -f --detach base
 	git clean -q -fdx
-	# shellcheck disable=SC2086 # one patch per word
-	git am -q $patches
-) > "$B/series-am.log" 2>&1 || { cat "$B/series-am.log" >&2; amok=0; }
-if [ $amok = 1 ] && [ "$(git -C "$wt" rev-parse "HEAD^{tree}")" = "$(git -C "$B/series.git" rev-parse "series^{tree}")" ]; then
-	log "git am: the series applies to pristine 6.1 and gives the assembled tree"
+	git am --whitespace=warn "${patches[@]}"
+) > "$B/series-am.log" 2>&1; then
+	if [ "$(git -C "$am" rev-parse "HEAD^{tree}")" = "$(sgit rev-parse "series^{tree}")" ]; then
+		amok=1
+		result OK "git am applies the ${#patches[@]} patches to pristine 6.1 and gives the assembled tree"
+	else
+		result FAIL "git am applies the ${#patches[@]} patches to pristine 6.1 and gives the assembled tree" \
+			"the tree after git am differs (${am#"$UE_REPO"/})"
+	fi
 else
-	log "git am: FAILED (see ${wt#"$UE_REPO"/} and build/series-am.log)"
-	amok=0
+	mapfile -t amlog < <(tail -n 15 "$B/series-am.log")
+	result FAIL "git am applies the ${#patches[@]} patches to pristine 6.1 and gives the assembled tree" "${amlog[@]}"
+fi
+# what git am warns about, a maintainer sees too
+mapfile -t ws < <(awk '/^Applying: / { p = substr($0, 11) }
+	/: (space before tab in indent|trailing whitespace|new blank line at EOF|indent with spaces)\.$/ {
+		sub(/^.*rebase-apply\/patch:[0-9]+: /, ""); n[p ": " $0]++ }
+	END { for (k in n) print k " (" n[k] " lines)" }' "$B/series-am.log")
+if [ ${#ws[@]} -eq 0 ]; then
+	result OK "git am reports no whitespace errors"
+else
+	result FAIL "git am reports no whitespace errors" "${ws[@]:0:10}" "full log: build/series-am.log"
 fi
 
-# get_maintainer.pl, git-free, on the series as applied: into the cover letter
-maint=$(cd "$wt" && ./scripts/get_maintainer.pl --nogit --nogit-fallback --norolestats $patches 2>&1) ||
-	die "get_maintainer.pl failed: $maint"
-grep -q 'linux-trace-kernel@vger.kernel.org' <<< "$maint" ||
-	die "get_maintainer.pl did not find the USER EVENTS entry"
-(cd "$wt" && ./scripts/get_maintainer.pl --nogit --nogit-fallback $patches) > "$B/series-maintainers.txt" 2>&1
-python3 - "$cover" "$msgs/00-cover.txt" "$B/series-maintainers.txt" <<'PY'
+# MAINTAINERS: the lines the series adds name nobody but its author
+names=$(sgit diff base series -- MAINTAINERS | sed -n 's/^+\([MR]\):[[:space:]]*//p' | sort -u)
+others=$(grep -vxF "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" <<< "$names" || true)
+if [ -z "$names" ]; then
+	result FAIL "MAINTAINERS: the series adds an entry whose M: is its author" "no M: line added"
+elif [ -n "$others" ]; then
+	mapfile -t o <<< "$others"
+	result FAIL "MAINTAINERS: the series names nobody but its author ($ident)" "${o[@]}"
+else
+	result OK "MAINTAINERS: the series names nobody but its author ($ident)"
+fi
+
+# get_maintainer.pl, git-free, on the series as applied: into the cover
+# letter (in the background, next to checkpatch)
+if [ $amok = 1 ]; then
+	(cd "$am" && ./scripts/get_maintainer.pl --nogit --nogit-fallback "${patches[@]}") \
+		> "$B/series-maintainers.txt" 2>&1 &
+	gm_pid=$!
+fi
+
+# checkpatch --strict of every patch (the cover letter is no patch), $JOBS
+# at a time; one result each
+rm -rf "$B/series-checkpatch"
+mkdir -p "$B/series-checkpatch"
+# (--ignore UNKNOWN_COMMIT_ID: without the kernel's git history no commit
+# id of a Fixes: tag can be looked up here)
+printf '%s\0' "${patches[@]}" | (cd "$PRISTINE" && xargs -0 -P "$JOBS" -I{} sh -c \
+	'./scripts/checkpatch.pl --strict --no-color --ignore UNKNOWN_COMMIT_ID "$1" > "$2/$(basename "$1" .patch).txt" 2>&1' \
+	sh {} "$B/series-checkpatch") || true
+declare -A cpres=()
+for ((i = 0; i < ${#patches[@]}; i++)); do
+	p=${patches[i]}
+	name=$(basename "$p" .patch)
+	what="patch $((i + 1))/${#patches[@]} ($(head -n1 "$msgs/${commits[i]}.txt"))"
+	cplog=$B/series-checkpatch/$name.txt
+	read -r e w c <<< "$(sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p' "$cplog")"
+	cpres[$name]="${e:-?} err, ${w:-?} warn, ${c:-?} chk"
+	if [ "${e:-1}" = 0 ] && [ "${w:-1}" = 0 ]; then
+		result OK "checkpatch --strict $what: ${c} checks"
+	else
+		mapfile -t cpl < <(grep -E '^(ERROR|WARNING):' "$cplog" | head -20)
+		result FAIL "checkpatch --strict $what: ${e:-?} errors, ${w:-?} warnings, ${c:-?} checks" \
+			"${cpl[@]}" "full report: ${cplog#"$UE_REPO"/}"
+	fi
+done
+
+if [ $amok = 1 ]; then
+	wait $gm_pid || die "get_maintainer.pl failed: $(cat "$B/series-maintainers.txt")"
+	python3 - "$cover" "$msgs/00-cover.txt" "$B/series-maintainers.txt" <<'PY'
 import sys
 path, blurb = sys.argv[1], open(sys.argv[2]).read().split('\n', 1)
 roles = ''.join('  ' + l for l in open(sys.argv[3]))
@@ -217,108 +329,125 @@ s = open(path).read()
 s = s.replace('*** SUBJECT HERE ***', blurb[0]).replace('*** BLURB HERE ***', body)
 open(path, 'w').write(s)
 PY
-log "series: $(ls "$out" | wc -l) files in ${out#"$UE_REPO"/} ($(head -n1 "$msgs/00-cover.txt"))"
-log "To/Cc: $(tr '\n' ',' <<< "$maint" | sed 's/,$//; s/,/, /g')"
+fi
 
-# checkpatch --strict of one patch: "E W C" counts (the cover letter is no patch)
-checkpatch_counts()
-{
-	local log=$B/series-checkpatch/$(basename "$1" .patch).txt
-	(cd "$wt" && ./scripts/checkpatch.pl --strict "$1" 2>&1 || true) > "$log"
-	sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p' "$log"
-}
-rm -rf "$B/series-checkpatch"
-mkdir -p "$B/series-checkpatch"
+# The patch list
+echo "Series in ${out#"$UE_REPO"/}: $(head -n1 "$msgs/00-cover.txt")"
+for ((i = 0; i < ${#commits[@]}; i++)); do
+	printf '  %04d %s\n' $((i + 1)) "$(head -n1 "$msgs/${commits[i]}.txt")"
+done
+[ -n "$tap" ] && exit $failed
+
+# ---------------------------------------------------------------------------
+# 2. Under the series lock only: the per-patch builds
+# ---------------------------------------------------------------------------
+if [ "$build_mode" = 0 ]; then
+	log "per-patch builds skipped (SERIES_BUILD=0)"
+	exit $failed
+fi
+mkdir -p "$B/series-cfg"
+cp "$B/kconfig-release/.config" "$B/series-cfg/release.config"
+if [ -n "$locked_here" ]; then
+	flock -u 9
+	exec 9>&-
+	unset UE_LOCKED
+fi
+exec 8> "$B/.series-lock"
+if ! flock -n 8; then
+	log "waiting for the builds of another make series"
+	flock 8
+fi
 
 # build_config COMMIT: write the step's .config into $kc and describe it
 build_config()
 {
 	local frag=$B/series-cfg/frag.config what=release+KUNIT
 	printf 'CONFIG_KUNIT=y\nCONFIG_USER_EVENTS_KUNIT_TEST=y\n' > "$frag"
-	if git -C "$wt" show "$1:kernel/trace/Kconfig" |
-	   grep -q 'depends on BROKEN || COMPILE_TEST # API needs'; then
+	if sgit show "$1:kernel/trace/Kconfig" | grep -q 'depends on BROKEN || COMPILE_TEST'; then
 		echo 'CONFIG_COMPILE_TEST=y' >> "$frag"
 		what=release+KUNIT+COMPILE_TEST
 	fi
 	mkdir -p "$kc"
-	"$wt/scripts/kconfig/merge_config.sh" -m -O "$kc" "$B/series-cfg/release.config" "$frag" \
+	"$bwt/scripts/kconfig/merge_config.sh" -m -O "$kc" "$B/series-cfg/release.config" "$frag" \
 		> "$kc/merge.log" 2>&1 || { cat "$kc/merge.log" >&2; return 1; }
-	make -s -C "$wt" O="$kc" CC="$cc" olddefconfig > "$kc/make.log" 2>&1 || { cat "$kc/make.log" >&2; return 1; }
+	make -s -C "$bwt" O="$kc" CC="$KCC" olddefconfig > "$kc/make.log" 2>&1 || { cat "$kc/make.log" >&2; return 1; }
 	grep -qx 'CONFIG_USER_EVENTS=y' "$kc/.config" || { log "CONFIG_USER_EVENTS did not land"; return 1; }
 	grep -qx 'CONFIG_USER_EVENTS_KUNIT_TEST=y' "$kc/.config" && what="$what, kunit on"
 	echo "$what"
 }
 
-# git am and each checkout rewrite the files the series touches, so make
-# sees include/linux/mm_types.h as new at every run: ccache turns those
-# rebuilds of unchanged sources into cache hits.
-cc=gcc
-if command -v ccache >/dev/null; then
-	cc="ccache gcc"
-	export CCACHE_DIR=$B/ccache CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-3G}
-	ccache -z >/dev/null
+ccstat() { ccache --print-stats 2>/dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
+if [ "$KCC" != gcc ]; then
+	hits0=$(( $(ccstat direct_cache_hit) + $(ccstat preprocessed_cache_hit) ))
+	miss0=$(ccstat cache_miss)
 fi
 
-errors=0 warnings=0 broken=
-results=()
-[ "$build_mode" = 0 ] || log "building the release kernel after each patch (O=${obj#"$UE_REPO"/}; SERIES_BUILD=0 skips)"
+if [ ! -e "$bwt/.git" ]; then
+	log "checking out pristine 6.1 in ${bwt#"$UE_REPO"/} for the per-patch builds (once, ~30 s)"
+	rm -rf "$bwt"
+	sgit worktree prune
+	sgit worktree add -q --detach "$bwt" base
+fi
+log "building the release kernel after each patch (O=${obj#"$UE_REPO"/}, CC=$KCC; SERIES_BUILD=0 skips)"
 mkdir -p "$obj"
 touch "$obj/.ue-series-ok"
 [ "$build_mode" != force ] || : > "$obj/.ue-series-ok"
-printf '%-64s %-26s %s\n' "Patch (build/series/)" "checkpatch --strict" "build" > "$B/series-table.txt"
-mapfile -t commits < <(git -C "$wt" rev-list --reverse base..HEAD)
-n=0
-for p in $patches; do
-	n=$((n + 1))
-	name=$(basename "$p")
-	read -r e w c <<< "$(checkpatch_counts "$p")"
-	e=${e:-1} w=${w:-0} c=${c:-0}
-	errors=$((errors + e)) warnings=$((warnings + w))
-	cp="$e err, $w warn, $c chk"
-	bres="skipped (SERIES_BUILD=0)"
-	if [ "$build_mode" != 0 ] && [ $amok = 1 ] && [ -z "$broken" ]; then
-		commit=${commits[$((n - 1))]}
-		git -C "$wt" checkout -q --detach "$commit"
+table=$B/series-table.txt
+printf '%-64s %-26s %s\n' "Patch (build/series/)" "checkpatch --strict" "build" > "$table"
+broken=
+for ((i = 0; i < ${#patches[@]}; i++)); do
+	name=$(basename "${patches[i]}" .patch)
+	commit=${shas[i]}
+	if [ $amok = 0 ]; then
+		bres="not built (git am failed)"
+	elif [ -n "$broken" ]; then
+		bres="not built (an earlier step failed)"
+	else
+		git -C "$bwt" checkout -q -f --detach "$commit"
 		if ! what=$(build_config "$commit"); then
 			bres="FAILED (config)"
 			broken=$name
 		else
-			key="$(git -C "$wt" rev-parse "HEAD^{tree}") $(sha1sum < "$kc/.config" | cut -c1-40)"
+			key="$(sgit rev-parse "$commit^{tree}") $(sha1sum < "$kc/.config" | cut -c1-40)"
 			if grep -qxF "$key" "$obj/.ue-series-ok"; then
-				bres="OK (same tree and config built before; $what)"
+				bres="OK (built before with the same tree and config; $what)"
 			else
 				cmp -s "$kc/.config" "$obj/.config" || cp "$kc/.config" "$obj/.config"
 				start=$SECONDS
-				if make -s -C "$wt" O="$obj" CC="$cc" -j"$JOBS" bzImage > "$obj/step-$n.log" 2>&1; then
+				slog=$obj/step-$((i + 1)).log
+				total=$(cat "$obj/.ue-objects" 2>/dev/null || echo 0)
+				if nice -n 10 make -C "$bwt" O="$obj" CC="$KCC" -j"$JOBS" bzImage 2>&1 |
+				   kbuild_progress "$slog" "patch $((i + 1))/${#patches[@]}" "$total"; then
 					bres="OK $((SECONDS - start)) s ($what)"
-					echo "$key" >> "$obj/.ue-series-ok"
+					find "$obj" -name '.*.o.cmd' | wc -l > "$obj/.ue-objects"
+					warn=$(our_warnings "$slog" "$bwt" | cut -f2-)
+					if [ -n "$warn" ]; then
+						printf '%s\n' "$warn" | head -20 >&2
+						bres="FAILED: $(wc -l <<< "$warn") warning(s) in the series' files (log: ${slog#"$UE_REPO"/})"
+						broken=$name
+					else
+						echo "$key" >> "$obj/.ue-series-ok"
+					fi
 				else
-					bres="FAILED after $((SECONDS - start)) s ($what; log: ${obj#"$UE_REPO"/}/step-$n.log)"
+					bres="FAILED after $((SECONDS - start)) s ($what; log: ${slog#"$UE_REPO"/})"
 					broken=$name
-					grep -E 'error' -A3 "$obj/step-$n.log" | head -30 >&2
+					grep -E 'error' -A3 "$slog" | head -30 >&2
 				fi
-				# compiler warnings in the files this patch touches
-				files=$(git -C "$wt" diff --name-only "$commit~1" "$commit")
-				nw=$(grep -E 'warning:' "$obj/step-$n.log" | grep -cF "$files" || true)
-				[ "$nw" = 0 ] || bres="$bres, $nw compiler warning(s) in its files"
 			fi
 		fi
-	elif [ -n "$broken" ]; then
-		bres="not built (an earlier step failed)"
 	fi
-	results+=("$name")
-	printf '%-64s %-26s %s\n' "$name" "$cp" "$bres" | tee -a "$B/series-table.txt"
+	printf '%-64s %-26s %s\n' "$name" "${cpres[$name]}" "$bres" | tee -a "$table"
 done
-[ "$build_mode" = 0 ] || git -C "$wt" checkout -q --detach "$(git -C "$B/series.git" rev-parse series)"
 
-if [ "$build_mode" != 0 ] && [ "$cc" != gcc ]; then
-	log "ccache: $(ccache -s | grep -E '^ *(Hits|Misses):' | tr -s ' ' | tr '\n' ' ')"
+if [ "$KCC" != gcc ]; then
+	hits=$(( $(ccstat direct_cache_hit) + $(ccstat preprocessed_cache_hit) - hits0 ))
+	log "ccache ($CCACHE_DIR): $hits hits, $(( $(ccstat cache_miss) - miss0 )) misses"
 fi
-if [ "$build_mode" != 0 ]; then
-	echo "build: make bzImage in ${obj#"$UE_REPO"/} at each commit; release = the release config (build/kconfig-release),"
-	echo "  +KUNIT so that the KUnit patch compiles, +COMPILE_TEST while kernel/trace/Kconfig still has"
-	echo "  USER_EVENTS depend on BROKEN || COMPILE_TEST: every step compiles trace_events_user.c"
+echo "build: make bzImage in ${obj#"$UE_REPO"/} at each commit; release = the release config (build/kconfig-release),"
+echo "  +KUNIT so that the KUnit patch compiles, +COMPILE_TEST while kernel/trace/Kconfig still has"
+echo "  USER_EVENTS depend on BROKEN || COMPILE_TEST: every step compiles trace_events_user.c"
+if [ -n "$broken" ]; then
+	echo "BUILD BROKEN by $broken: the kernel does not build (or warns) after this patch"
+	failed=1
 fi
-echo "checkpatch --strict: $errors error(s), $warnings warning(s) in total; details: build/series-checkpatch/"
-[ -z "$broken" ] || echo "BUILD BROKEN by $broken: the kernel does not build after this patch"
-[ $amok = 1 ] && [ $errors -eq 0 ] && [ $warnings -eq 0 ] && [ -z "$broken" ]
+exit $failed
