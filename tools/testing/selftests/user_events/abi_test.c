@@ -21,8 +21,8 @@
 #define EVENT_CMD	EVENT " u32 count"
 #define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
 
-/* Bounded waits: async bit updates after COW and deferred deletes. */
-#define WAIT_MS		10000
+/* Bit updates that need the fault worker (copy-on-write after fork) */
+#define WAIT_MS		UE_FAULT_MS
 
 FIXTURE(user) {
 	int check;
@@ -34,7 +34,7 @@ FIXTURE(user) {
 static void abi_cleanup(void)
 {
 	ue_enable(EVENT, 0);
-	ue_delete_wait(EVENT, 1000);
+	ue_cleanup_event(EVENT);
 }
 
 FIXTURE_SETUP(user) {
@@ -160,7 +160,7 @@ TEST_F(user, bit_sizes_invalid) {
 	}
 
 	/* Nothing was registered, so no event was created or kept. */
-	ASSERT_TRUE(ue_wait_path(ENABLE_FILE, false, 1000));
+	ASSERT_FALSE(ue_event_exists(EVENT));
 }
 
 TEST_F(user, enable_word_32_on_64) {
@@ -248,10 +248,12 @@ TEST_F(user, fork_child_unregister_keeps_parent) {
 	ASSERT_EQ(0, ue_wait_child(pid));
 
 	ASSERT_EQ(1, self->check);
+	/* The fork left the page write-protected: the fault worker writes */
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_TRUE(ue_wait_int(&self->check, 0, WAIT_MS));
+	/* Faulted in now: written at once */
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
-	ASSERT_TRUE(ue_wait_int(&self->check, 1, WAIT_MS));
+	ASSERT_EQ(1, self->check);
 
 	ASSERT_EQ(0, ue_unreg(&self->check, 0));
 	ASSERT_EQ(0, self->check);
@@ -268,16 +270,18 @@ TEST_F(user, fork_child_exit_keeps_parent) {
 		_exit(0);
 	ASSERT_EQ(0, ue_wait_child(pid));
 
+	/* The fork left the page write-protected: the fault worker writes */
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_TRUE(ue_wait_int(&self->check, 1, WAIT_MS));
+	/* Faulted in now: written at once */
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
-	ASSERT_TRUE(ue_wait_int(&self->check, 0, WAIT_MS));
+	ASSERT_EQ(0, self->check);
 	ASSERT_EQ(0, ue_unreg(&self->check, 0));
 }
 
-static int clone_wait_set(void *arg)
+static int clone_reg(void *arg)
 {
-	return ue_wait_int(arg, 1, WAIT_MS) ? 0 : 1;
+	return ue_reg(EVENT_CMD, arg, 0, 4, 0) == 0 ? 0 : 1;
 }
 
 static int clone_unreg(void *arg)
@@ -297,20 +301,28 @@ static pid_t clone_vm(int (*fn)(void *), void *arg, void **stack)
 	return clone(fn, (char *)*stack + size, CLONE_VM | SIGCHLD, arg);
 }
 
-TEST_F(user, clone_vm_sees_updates) {
+/*
+ * Enablers belong to the memory, not to the task: what a CLONE_VM child
+ * registered keeps being updated after that child exited.
+ */
+TEST_F(user, clone_vm_registration_outlives_child) {
 	void *stack;
 	pid_t pid;
 
-	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4, 0));
-
-	pid = clone_vm(clone_wait_set, &self->check, &stack);
+	pid = clone_vm(clone_reg, &self->check, &stack);
 	ASSERT_NE(-1, pid);
-	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_EQ(0, self->check);
 
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, self->check);
+
+	/* The registration is this process' own to remove */
 	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+	ASSERT_EQ(-1, ue_unreg(&self->check, 0));
+	ASSERT_EQ(ENOENT, errno);
 }
 
 TEST_F(user, clone_vm_shares_registrations) {
@@ -481,12 +493,17 @@ TEST_F(user, flag_persist_survives_last_user) {
 			    USER_EVENT_REG_PERSIST));
 	ASSERT_EQ(0, ue_unreg(&self->check, 0));
 
-	/* No fd, no enabler: the event is still there... */
-	ue_sleep_ms(100);
+	/*
+	 * No fd, no enabler: the event is still there, not merely waiting
+	 * for its auto-delete (an unreferenced non-persistent event would
+	 * not stop a registration of the name with other fields).
+	 */
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(-1, ue_reg(EVENT " u64 other", &self->other, 0, 4, 0));
+	ASSERT_EQ(EADDRINUSE, errno);
 
-	/* ...until it is deleted (once the enabler's reference is gone). */
-	ASSERT_EQ(0, ue_del_retry(EVENT, 1000));
+	/* Until it is deleted, which works at once. */
+	ASSERT_EQ(0, ue_del(EVENT));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
@@ -568,22 +585,29 @@ TEST_F(user, flag_multi_format) {
 
 	/* The last enabler of the first format goes: so does its event. */
 	ASSERT_EQ(0, ue_unreg(&self->check, 0));
-	ASSERT_TRUE(ue_wait_path(first, false, WAIT_MS));
+	ASSERT_TRUE(ue_wait_auto_delete(first));
 	ASSERT_TRUE(ue_exists(second));
 
-	/* The second format is shared by two enablers. */
+	/*
+	 * The second format is shared by two enablers: one going leaves it
+	 * referenced, so registering it again reuses it (an unreferenced
+	 * event waiting for its auto-delete would get a new id).
+	 */
 	ASSERT_EQ(0, ue_unreg(&self->check, 1));
-	ue_sleep_ms(100);
+	ASSERT_TRUE(ue_exists(second));
+	ASSERT_EQ(0, ue_reg(EVENT " u64 multi_second", &self->check, 3, 4,
+			    USER_EVENT_REG_MULTI_FORMAT));
 	ASSERT_TRUE(multi_dir_of("multi_second", second_again,
 				 sizeof(second_again)));
 	ASSERT_STREQ(second, second_again);
 
 	ASSERT_EQ(0, ue_unreg(&self->check, 2));
-	ASSERT_TRUE(ue_wait_path(second, false, WAIT_MS));
+	ASSERT_EQ(0, ue_unreg(&self->check, 3));
+	ASSERT_TRUE(ue_wait_auto_delete(second));
 }
 
-TEST_F(user, flag_multi_format_delete_all) {
-	char first[256], second[256];
+TEST_F(user, flag_persist_multi_format_persists) {
+	char first[256], second[256], again[256];
 
 	ASSERT_EQ(0, ue_reg(EVENT " u32 multi_first", &self->check, 0, 4,
 			    USER_EVENT_REG_MULTI_FORMAT |
@@ -597,10 +621,23 @@ TEST_F(user, flag_multi_format_delete_all) {
 	ASSERT_TRUE(multi_dir_of("multi_first", first, sizeof(first)));
 	ASSERT_TRUE(multi_dir_of("multi_second", second, sizeof(second)));
 
-	/* DIAG_IOCSDEL removes every format of the name. */
-	ASSERT_TRUE(ue_delete_wait(EVENT, 1000));
+	/*
+	 * Unreferenced and still the same events: a registration of the
+	 * same format reuses the id (an event waiting for its auto-delete
+	 * would be replaced by one with a new id).
+	 */
+	ASSERT_EQ(0, ue_reg(EVENT " u32 multi_first", &self->check, 2, 4,
+			    USER_EVENT_REG_MULTI_FORMAT));
+	ASSERT_TRUE(multi_dir_of("multi_first", again, sizeof(again)));
+	ASSERT_STREQ(first, again);
+	ASSERT_EQ(0, ue_unreg(&self->check, 2));
+
+	/* DIAG_IOCSDEL removes every format of the name, at once. */
+	ASSERT_EQ(0, ue_del(EVENT));
 	ASSERT_FALSE(ue_exists(first));
 	ASSERT_FALSE(ue_exists(second));
+	ASSERT_EQ(-1, ue_del(EVENT));
+	ASSERT_EQ(ENOENT, errno);
 }
 
 TEST_HARNESS_MAIN

@@ -2,9 +2,10 @@
 /*
  * user_events bad input: one test per row of the errno tables of
  * DIAG_IOCSREG, DIAG_IOCSUNREG, DIAG_IOCSDEL and write(), each checking
- * that a failure leaves nothing behind: no event (the Active count of
- * user_events_status returns to its start), no enabler (the same
- * address and bit register again) and no write index slot.
+ * that a failure leaves nothing behind, at once: no event (the Active
+ * count of user_events_status is back at its start right after the
+ * call), no enabler (the same address and bit register again) and no
+ * write index slot.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -24,13 +25,14 @@ struct pages {
 	char *words;		/* read-write: enable words */
 	char *rw;		/* read-write: structs and strings */
 	char *ro;		/* read-only */
+	char *edge;		/* read-write, right before the hole */
 	char *gone;		/* unmapped */
 };
 
 static int map_pages(struct pages *p)
 {
 	p->size = sysconf(_SC_PAGESIZE);
-	p->base = mmap(NULL, 4 * p->size, PROT_READ | PROT_WRITE,
+	p->base = mmap(NULL, 5 * p->size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p->base == MAP_FAILED)
 		return -1;
@@ -38,7 +40,8 @@ static int map_pages(struct pages *p)
 	p->words = p->base;
 	p->rw = p->base + p->size;
 	p->ro = p->base + 2 * p->size;
-	p->gone = p->base + 3 * p->size;
+	p->edge = p->base + 3 * p->size;
+	p->gone = p->base + 4 * p->size;
 
 	if (mprotect(p->ro, p->size, PROT_READ) ||
 	    munmap(p->gone, p->size))
@@ -50,15 +53,18 @@ static int map_pages(struct pages *p)
 static void cleanup_events(void)
 {
 	ue_enable(EVENT, 0);
-	ue_delete_wait(EVENT, 1000);
-	ue_delete_wait(EVENT_OK, 1000);
+	ue_cleanup_event(EVENT);
+	ue_cleanup_event(EVENT_OK);
+	ue_cleanup_event("enable");
+	ue_cleanup_event("filter");
 }
 
 /*
- * After a failed call: the same address and bit register again on the
- * same fd, as the fd's first event unless @slots events took one, and
- * everything is gone once the fd is closed (and the persistent event
- * @persistent, if any, deleted).
+ * After a call: the @slots events it left registered on the fd are all
+ * that exists besides the @active ones from before, right away; the same
+ * address and bit register again on the same fd, as the fd's next event;
+ * and everything is gone once the fd is closed (the persistent event
+ * @persistent, if any, deleted at once, the others auto-deleted).
  */
 static void check_nothing_left(struct __test_metadata *_metadata, int fd,
 			       void *addr, int bit, int slots, int active,
@@ -66,15 +72,24 @@ static void check_nothing_left(struct __test_metadata *_metadata, int fd,
 {
 	int index = -1;
 
+	if (ue_active_count() != active + slots)
+		TH_LOG("Active is %d right after the call, expected %d",
+		       ue_active_count(), active + slots);
+	ASSERT_EQ(active + slots, ue_active_count());
+
 	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_OK " u32 a", addr, bit, 4, 0,
 			       &index));
 	EXPECT_EQ(slots, index);
 	ASSERT_EQ(0, ue_unreg_fd(fd, addr, bit));
 	close(fd);
-	if (persistent)
-		ASSERT_TRUE(ue_delete_wait(persistent, 1000));
+	if (persistent) {
+		if (ue_del(persistent) != 0)
+			TH_LOG("DIAG_IOCSDEL %s: %s", persistent,
+			       strerror(errno));
+		ASSERT_FALSE(ue_event_exists(persistent));
+	}
 
-	if (!ue_wait_active(active, 1000))
+	if (!ue_wait_active(active, UE_AUTO_DELETE_MS))
 		TH_LOG("Active is %d, was %d", ue_active_count(), active);
 	EXPECT_EQ(active, ue_active_count());
 }
@@ -100,12 +115,16 @@ enum cmd_kind {
 	CMD_LEN_512,
 	CMD_NAME_255,		/* a name of 255 characters */
 	CMD_NAME_256,
+	CMD_STATIC_MAX,		/* static size: the most any tracer records */
+	CMD_STATIC_MAX_PLUS1,	/* one byte more, in one struct */
+	CMD_STATIC_SPLIT_PLUS1,	/* one byte more, over three fields */
 };
 
 enum struct_kind {
 	STRUCT_RW,
 	STRUCT_UNMAPPED,
 	STRUCT_INDEX_READONLY,	/* write_index on a read-only page */
+	STRUCT_TAIL_UNMAPPED,	/* size 64, the bytes after 32 unmapped */
 };
 
 /* The sizes a row can ask for, beyond plain numbers. */
@@ -154,6 +173,11 @@ FIXTURE_VARIANT(reg) {
 
 FIXTURE_VARIANT_ADD(reg, struct_unmapped) {
 	REG_OK, .where = STRUCT_UNMAPPED, .err = EFAULT,
+};
+
+/* The tail that must be zero cannot be read */
+FIXTURE_VARIANT_ADD(reg, struct_tail_unmapped) {
+	REG_OK, .size = 64, .where = STRUCT_TAIL_UNMAPPED, .err = EFAULT,
 };
 
 FIXTURE_VARIANT_ADD(reg, size_page_plus_1) {
@@ -319,6 +343,54 @@ FIXTURE_VARIANT_ADD(reg, name_colon) {
 	REG_OK, .cmd = "__bad:event", .err = EINVAL,
 };
 
+/* Control characters split nothing: they are in the name, refused */
+FIXTURE_VARIANT_ADD(reg, name_newline) {
+	REG_OK, .cmd = "__bad\nevent u32 a", .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_carriage_return) {
+	REG_OK, .cmd = "__bad\revent u32 a", .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_vertical_tab) {
+	REG_OK, .cmd = "__bad\vevent u32 a", .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_form_feed) {
+	REG_OK, .cmd = "__bad\fevent u32 a", .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_del) {
+	REG_OK, .cmd = "__bad\x7f" "event u32 a", .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_trailing_newline) {
+	REG_OK, .cmd = EVENT "\n", .err = EINVAL,
+};
+
+/* The files of the system directory: no event directory can take them */
+FIXTURE_VARIANT_ADD(reg, name_enable) {
+	REG_OK, .cmd = "enable u32 a", .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_filter) {
+	REG_OK, .cmd = "filter u32 a", .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_enable_multi_format) {
+	REG_OK, .cmd = "enable u32 a", .flags = USER_EVENT_REG_MULTI_FORMAT,
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_filter_multi_format) {
+	REG_OK, .cmd = "filter", .flags = USER_EVENT_REG_MULTI_FORMAT,
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, name_enable_prefix) {
+	REG_OK, .cmd = "enable_x u32 a", .err = 0,
+};
+
 FIXTURE_VARIANT_ADD(reg, field_no_name) {
 	REG_OK, .cmd = EVENT " u32", .err = EINVAL,
 };
@@ -334,6 +406,19 @@ FIXTURE_VARIANT_ADD(reg, struct_size_2g) {
 FIXTURE_VARIANT_ADD(reg, static_size_over_64k) {
 	REG_OK, .cmd = EVENT " struct x a 40000; struct y b 30000",
 	.err = EINVAL,
+};
+
+/* Largest static size a tracer can record (see ue_get_limits()) */
+FIXTURE_VARIANT_ADD(reg, static_size_max) {
+	REG_OK, .cmd_kind = CMD_STATIC_MAX, .err = 0,
+};
+
+FIXTURE_VARIANT_ADD(reg, static_size_max_plus_1) {
+	REG_OK, .cmd_kind = CMD_STATIC_MAX_PLUS1, .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(reg, static_size_max_plus_1_split) {
+	REG_OK, .cmd_kind = CMD_STATIC_SPLIT_PLUS1, .err = EINVAL,
 };
 
 FIXTURE_SETUP(reg) {
@@ -379,9 +464,22 @@ static __u64 reg_addr(struct pages *p, enum addr_kind kind)
 static __u64 reg_cmd(struct pages *p, enum cmd_kind kind, const char *cmd)
 {
 	static char buf[1024];
+	struct ue_limits l;
 	size_t len;
 
+	ue_get_limits(&l);
 	switch (kind) {
+	case CMD_STATIC_MAX:
+	case CMD_STATIC_MAX_PLUS1:
+		snprintf(buf, sizeof(buf), EVENT " struct x a %ld",
+			 l.max_static + (kind == CMD_STATIC_MAX_PLUS1));
+		break;
+	case CMD_STATIC_SPLIT_PLUS1:
+		/* u32 + __data_loc word + struct */
+		snprintf(buf, sizeof(buf),
+			 EVENT " u32 a; __data_loc char[] b; struct x c %ld",
+			 l.max_static + 1 - 8);
+		break;
 	case CMD_STRING:
 		strcpy(buf, cmd);
 		break;
@@ -418,6 +516,8 @@ TEST_F(reg, result) {
 
 	if (variant->where == STRUCT_UNMAPPED)
 		reg = (struct user_reg *)self->p.gone;
+	else if (variant->where == STRUCT_TAIL_UNMAPPED)
+		reg = (struct user_reg *)(self->p.gone - 32);
 	else if (variant->where == STRUCT_INDEX_READONLY)
 		reg = (struct user_reg *)(self->p.ro -
 					  offsetof(struct user_reg,
@@ -431,8 +531,9 @@ TEST_F(reg, result) {
 		reg->enable_addr = reg_addr(&self->p, variant->addr);
 		reg->name_args = reg_cmd(&self->p, variant->cmd_kind,
 					 variant->cmd);
-		if (variant->where == STRUCT_RW)
-			reg->write_index = 0;
+		/* The kernel must store the index: start with garbage */
+		if (variant->where != STRUCT_INDEX_READONLY)
+			reg->write_index = UE_INDEX_GARBAGE;
 		if (variant->tail_at == TAIL_LAST)
 			((char *)reg)[size - 1] = 1;
 		else if (variant->tail_at)
@@ -451,6 +552,15 @@ TEST_F(reg, result) {
 			TH_LOG("got %s", strerror(errno));
 		ASSERT_EQ(0, ret);
 		ASSERT_EQ(0, reg->write_index);
+		/* A successful name is an event directory */
+		if (variant->cmd && strncmp(variant->cmd, EVENT, strlen(EVENT)) &&
+		    !variant->flags) {
+			char dir[256];
+
+			snprintf(dir, sizeof(dir), EVENTS_DIR "/%.*s",
+				 (int)strcspn(variant->cmd, " "), variant->cmd);
+			ASSERT_TRUE(ue_exists(dir));
+		}
 		ASSERT_EQ(0, ue_unreg_fd(self->fd,
 					 (void *)(unsigned long)reg->enable_addr,
 					 reg->enable_bit));
@@ -466,6 +576,8 @@ TEST_F(reg, result) {
 			   variant->err ? 0 : 1, self->active,
 			   !variant->err && variant->flags & USER_EVENT_REG_PERSIST ?
 			   EVENT : NULL);
+	if (!variant->err && variant->cmd && variant->cmd[0] != '_')
+		ASSERT_TRUE(ue_cleanup_event("enable_x"));
 }
 
 /* DIAG_IOCSUNREG */
@@ -485,6 +597,7 @@ FIXTURE_VARIANT(unreg) {
 	int reserved;
 	int reserved2;
 	bool unmapped;
+	bool tail_unmapped;	/* size 32, the bytes after 16 unmapped */
 	int err;
 };
 
@@ -496,6 +609,10 @@ FIXTURE_VARIANT_ADD(unreg, ok) {
 
 FIXTURE_VARIANT_ADD(unreg, struct_unmapped) {
 	UNREG_OK, .unmapped = true, .err = EFAULT,
+};
+
+FIXTURE_VARIANT_ADD(unreg, struct_tail_unmapped) {
+	UNREG_OK, .size = 32, .tail_unmapped = true, .err = EFAULT,
 };
 
 FIXTURE_VARIANT_ADD(unreg, size_page_plus_1) {
@@ -560,6 +677,8 @@ TEST_F(unreg, result) {
 	if (variant->unmapped) {
 		unreg = (struct user_unreg *)self->p.gone;
 	} else {
+		if (variant->tail_unmapped)
+			unreg = (struct user_unreg *)(self->p.gone - 16);
 		unreg->size = resolve_size(variant->size, self->p.size,
 					   sizeof(*unreg));
 		unreg->disable_bit = variant->bit;
@@ -913,6 +1032,108 @@ TEST_F(misc, unreg_without_registrations_enoent) {
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
+	close(self->fd);
+}
+
+/*
+ * An fd opened without write access: each of the three ioctls fails with
+ * EBADF before anything else is looked at (even a NULL argument), and
+ * creates, removes or changes nothing.
+ */
+TEST_F(misc, read_only_fd_reg_ebadf) {
+	int rfd = open(DATA_FILE, O_RDONLY);
+	struct user_reg reg = {0};
+
+	ASSERT_NE(-1, rfd);
+	ASSERT_EQ(-1, ioctl(rfd, DIAG_IOCSREG, NULL));
+	ASSERT_EQ(EBADF, errno);
+
+	reg.size = sizeof(reg);
+	reg.enable_size = 4;
+	reg.enable_addr = (__u64)(unsigned long)&self->check;
+	reg.name_args = (__u64)(unsigned long)(EVENT " u32 a");
+	reg.write_index = UE_INDEX_GARBAGE;
+	ASSERT_EQ(-1, ioctl(rfd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(EBADF, errno);
+	ASSERT_EQ(UE_INDEX_GARBAGE, reg.write_index);
+	reg.flags = USER_EVENT_REG_PERSIST;
+	ASSERT_EQ(-1, ioctl(rfd, DIAG_IOCSREG, &reg));
+	ASSERT_EQ(EBADF, errno);
+	close(rfd);
+
+	ASSERT_FALSE(ue_event_exists(EVENT));
+	ASSERT_EQ(self->active, ue_active_count());
+
+	/* No enabler either: the address and bit are free */
+	ASSERT_EQ(-1, ue_unreg_fd(self->fd, &self->check, 0));
+	ASSERT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, ue_reg_fd(self->fd, EVENT " u32 a", &self->check, 0, 4,
+			       0, NULL));
+	ASSERT_EQ(0, ue_unreg_fd(self->fd, &self->check, 0));
+	close(self->fd);
+}
+
+TEST_F(misc, read_only_fd_unreg_ebadf) {
+	int rfd = open(DATA_FILE, O_RDONLY);
+
+	ASSERT_NE(-1, rfd);
+	ASSERT_EQ(0, ue_reg_fd(self->fd, EVENT " u32 a", &self->check, 0, 4,
+			       0, NULL));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+
+	ASSERT_EQ(-1, ioctl(rfd, DIAG_IOCSUNREG, NULL));
+	ASSERT_EQ(EBADF, errno);
+	ASSERT_EQ(-1, ue_unreg_fd(rfd, &self->check, 0));
+	ASSERT_EQ(EBADF, errno);
+	close(rfd);
+
+	/* Still registered: set, and still following the event */
+	ASSERT_EQ(1, self->check);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, self->check);
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+	ASSERT_EQ(self->active + 1, ue_active_count());
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_unreg_fd(self->fd, &self->check, 0));
+	close(self->fd);
+}
+
+TEST_F(misc, read_only_fd_del_ebadf) {
+	int rfd = open(DATA_FILE, O_RDONLY);
+
+	ASSERT_NE(-1, rfd);
+	ASSERT_EQ(0, ue_reg_fd(self->fd, EVENT " u32 a", &self->check, 0, 4,
+			       USER_EVENT_REG_PERSIST, NULL));
+	ASSERT_EQ(0, ue_unreg_fd(self->fd, &self->check, 0));
+	close(self->fd);
+
+	/* Unreferenced and persistent: only a delete can remove it */
+	ASSERT_EQ(-1, ioctl(rfd, DIAG_IOCSDEL, NULL));
+	ASSERT_EQ(EBADF, errno);
+	ASSERT_EQ(-1, ioctl(rfd, DIAG_IOCSDEL, EVENT));
+	ASSERT_EQ(EBADF, errno);
+	ASSERT_EQ(-1, ioctl(rfd, DIAG_IOCSDEL, EVENT "_none"));
+	ASSERT_EQ(EBADF, errno);
+	close(rfd);
+
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(self->active + 1, ue_active_count());
+	ASSERT_EQ(0, ue_del(EVENT));
+	ASSERT_EQ(self->active, ue_active_count());
+}
+
+/* write() needs write access too: the VFS refuses it */
+TEST_F(misc, read_only_fd_write_ebadf) {
+	int rfd = open(DATA_FILE, O_RDONLY);
+	int data[2] = { 0, 1 };
+
+	ASSERT_NE(-1, rfd);
+	ASSERT_EQ(-1, write(rfd, data, sizeof(data)));
+	ASSERT_EQ(EBADF, errno);
+	close(rfd);
 	close(self->fd);
 }
 

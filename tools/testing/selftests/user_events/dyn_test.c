@@ -20,8 +20,10 @@ FIXTURE(user) {
 
 static void dyn_cleanup(void)
 {
-	ue_delete_wait(EVENT, 1000);
-	ue_delete_wait(EVENT_NF, 1000);
+	ue_cleanup_event(EVENT);
+	ue_cleanup_event(EVENT_NF);
+	ue_cleanup_event("enable");
+	ue_cleanup_event("filter");
 }
 
 FIXTURE_SETUP(user) {
@@ -69,7 +71,7 @@ static int parse_abi(const char *fields, int *check)
 		ret = -1;
 	close(fd);
 
-	if (ret == 0 && !ue_wait_path(ENABLE_FILE, false, 1000))
+	if (ret == 0 && !ue_wait_auto_delete(ENABLE_FILE))
 		ret = -1;
 
 	return ret;
@@ -234,7 +236,7 @@ static int match(const char *a, const char *b, int *check)
 	ue_unreg_fd(fd, check, 31);
 	ue_unreg_fd(fd, check, 30);
 	close(fd);
-	ue_wait_path(ENABLE_FILE, false, 1000);
+	ue_wait_auto_delete(ENABLE_FILE);
 
 	return ret;
 }
@@ -320,9 +322,13 @@ TEST_F(user, dyn_create_show_delete) {
 	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
 	ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
 
-	/* Persistent: no user, still there. */
-	ue_sleep_ms(100);
+	/*
+	 * Persistent: no user, still there, and not merely waiting for an
+	 * auto-delete (that would not stop other fields from registering).
+	 */
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(-1, ue_reg(EVENT " u64 other", &self->check, 31, 4, 0));
+	ASSERT_EQ(EADDRINUSE, errno);
 
 	ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a; u32 b"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
@@ -382,8 +388,10 @@ TEST_F(user, dyn_delete_busy) {
 	ASSERT_EQ(EBUSY, dyn_write("-:" EVENT " u32 a"));
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 
+	/* The fd's reference goes with the close, at once */
 	close(fd);
-	ASSERT_TRUE(ue_delete_wait(EVENT, 1000));
+	ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a"));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
 TEST_F(user, dyn_create_rejects_bad_commands) {
@@ -391,6 +399,154 @@ TEST_F(user, dyn_create_rejects_bad_commands) {
 	ASSERT_EQ(EINVAL, dyn_write("u:" EVENT ":flag u32 a"));
 	ASSERT_EQ(EINVAL, dyn_write("u:" EVENT " long a"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+/* Names a system directory holds as files, and control characters */
+TEST_F(user, dyn_create_rejects_bad_names) {
+	static const char * const lines[] = {
+		"u:enable u32 a", "u:filter u32 a", "u:enable", "u:filter",
+		"u:__dyn\revent u32 a", "u:__dyn\vevent u32 a",
+		"u:__dyn\fevent u32 a", "u:__dyn\x7f" "event u32 a",
+		"u:__dyn\x01" "event",
+	};
+	unsigned int i;
+	int active = ue_active_count();
+
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		int err = dyn_write(lines[i]);
+
+		if (err != EINVAL)
+			TH_LOG("line %u: %s", i, strerror(err));
+		EXPECT_EQ(EINVAL, err);
+	}
+	ASSERT_FALSE(ue_exists(EVENTS_DIR "/enable/format"));
+	ASSERT_FALSE(ue_exists(EVENTS_DIR "/filter/format"));
+	ASSERT_EQ(active, ue_active_count());
+}
+
+TEST_F(user, dyn_create_spaces_after_prefix) {
+	char line[256] = "";
+
+	ASSERT_EQ(0, dyn_write("u:   " EVENT " u32 a"));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
+	ASSERT_STREQ("u:" EVENT " u32 a", line);
+	ASSERT_EQ(0, dyn_write("u:\t" EVENT " u32 a"));
+	ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
+	ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a"));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+/* The ioctl's 511 character limit does not apply to dynamic_events */
+TEST_F(user, dyn_create_longer_than_512) {
+	char cmd[1024], canon[1024], line[1024] = "";
+	int i, len, clen;
+
+	len = snprintf(cmd, sizeof(cmd), "u:" EVENT " u32 f00");
+	clen = snprintf(canon, sizeof(canon), "u:" EVENT " u32 f00");
+	for (i = 1; len < 700; i++) {
+		len += snprintf(cmd + len, sizeof(cmd) - len, "; u32 f%02d", i);
+		clen += snprintf(canon + clen, sizeof(canon) - clen,
+				 "; u32 f%02d", i);
+	}
+	ASSERT_LT(600, (int)strlen(cmd));
+
+	ASSERT_EQ(0, dyn_write(cmd));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
+	ASSERT_STREQ(canon, line);
+
+	/* The same fields through the ioctl are too long a command there */
+	ASSERT_EQ(-1, ue_reg(cmd + 2, &self->check, 31, 4, 0));
+	ASSERT_EQ(EINVAL, errno);
+
+	cmd[0] = '-';
+	ASSERT_EQ(0, dyn_write(cmd));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+/*
+ * "u:" on an event registered through the ioctl matches it and leaves
+ * it as it is: non-persistent, so it goes with its last reference.
+ */
+TEST_F(user, dyn_create_keeps_existing_non_persistent) {
+	int fd = open(DATA_FILE, O_RDWR);
+
+	ASSERT_NE(-1, fd);
+	ASSERT_EQ(0, ue_reg_fd(fd, EVENT " u32 a", &self->check, 31, 4, 0,
+			       NULL));
+	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a"));
+	ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
+
+	ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 31));
+	close(fd);
+	ASSERT_TRUE(ue_wait_auto_delete(ENABLE_FILE));
+	ASSERT_EQ(0, dyn_lines(EVENT, NULL, 0));
+}
+
+/*
+ * Once the last user of a non-persistent event left (unregister and
+ * close), "u:" does not find it any more: it creates a persistent event,
+ * whatever the old one's auto-delete is doing.
+ */
+TEST_F(user, dyn_create_after_last_user_left) {
+	int fd, i;
+
+	for (i = 0; i < 5; i++) {
+		fd = open(DATA_FILE, O_RDWR);
+		ASSERT_NE(-1, fd);
+		ASSERT_EQ(0, ue_reg_fd(fd, EVENT " u32 a", &self->check, 31,
+				       4, 0, NULL));
+		ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 31));
+		close(fd);
+
+		ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a"));
+		ASSERT_TRUE(ue_exists(ENABLE_FILE));
+		ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
+		/* A live persistent event: other fields are refused */
+		ASSERT_EQ(-1, ue_reg(EVENT " u64 other", &self->check, 30, 4,
+				     0));
+		ASSERT_EQ(EADDRINUSE, errno);
+		ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a"));
+		ASSERT_FALSE(ue_exists(ENABLE_FILE));
+	}
+}
+
+/* One name, a single-format and a multi-format event: independent */
+TEST_F(user, single_and_multi_format_side_by_side) {
+	char line[256] = "";
+
+	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_reg(EVENT " u64 b", &self->check, 31, 4,
+			    USER_EVENT_REG_MULTI_FORMAT |
+			    USER_EVENT_REG_PERSIST));
+	ASSERT_EQ(0, ue_unreg(&self->check, 31));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_TRUE(ue_multi_exists(EVENT));
+
+	/* dynamic_events shows both under the register name */
+	ASSERT_EQ(2, dyn_lines(EVENT, NULL, 0));
+
+	/* The single-format one keeps its own fields */
+	ASSERT_EQ(-1, ue_reg(EVENT " u64 b", &self->check, 31, 4, 0));
+	ASSERT_EQ(EADDRINUSE, errno);
+
+	/* "-:user_events_multi/" removes the multi-format version only */
+	ASSERT_EQ(0, dyn_write("-:" USER_EVENTS_MULTI_SYSTEM "/" EVENT " u64 b"));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
+	ASSERT_STREQ("u:" EVENT " u32 a", line);
+
+	/* DIAG_IOCSDEL removes every event of the name */
+	ASSERT_EQ(0, ue_reg(EVENT " u64 b", &self->check, 31, 4,
+			    USER_EVENT_REG_MULTI_FORMAT |
+			    USER_EVENT_REG_PERSIST));
+	ASSERT_EQ(0, ue_unreg(&self->check, 31));
+	ASSERT_TRUE(ue_multi_exists(EVENT));
+	ASSERT_EQ(0, ue_del(EVENT));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+	ASSERT_FALSE(ue_multi_exists(EVENT));
+	ASSERT_EQ(0, dyn_lines(EVENT, NULL, 0));
 }
 
 TEST_F(user, dyn_create_needs_privilege) {

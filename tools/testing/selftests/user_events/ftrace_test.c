@@ -19,10 +19,9 @@
 #define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
 #define FORMAT_FILE	EVENTS_DIR "/" EVENT "/format"
 
-/* Extra names used by the status test. */
-static const char * const other_events[] = {
-	EVENT "_c", EVENT "_b",
-};
+/* Extra names: EVENT "_b" and those of the status tests */
+#define NR_STATUS	30
+#define STATUS_FMT	EVENT "_s%02d"
 
 FIXTURE(user) {
 	int status_fd;
@@ -33,12 +32,18 @@ FIXTURE(user) {
 
 static void ftrace_cleanup(void)
 {
-	unsigned int i;
+	char name[64];
+	int i;
 
+	ue_write_str(EVENTS_DIR "/" EVENT "/trigger", "", O_TRUNC);
 	ue_enable(EVENT, 0);
-	ue_delete_wait(EVENT, 1000);
-	for (i = 0; i < ARRAY_SIZE(other_events); i++)
-		ue_delete_wait(other_events[i], 1000);
+	ue_cleanup_event(EVENT);
+	ue_cleanup_event(EVENT "_b");
+	for (i = 0; i < NR_STATUS; i++) {
+		snprintf(name, sizeof(name), STATUS_FMT, i);
+		if (ue_event_exists(name))
+			ue_cleanup_event(name);
+	}
 }
 
 FIXTURE_SETUP(user) {
@@ -102,6 +107,42 @@ TEST_F(user, register_same_event_same_index) {
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->check, 30));
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->check, 29));
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->check, 28));
+}
+
+TEST_F(user, reregister_keeps_nonzero_index) {
+	int index = -1, fd;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, &self->check, 31,
+			       4, 0, &index));
+	ASSERT_EQ(0, index);
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT "_b u32 x", &self->check,
+			       30, 4, 0, &index));
+	ASSERT_EQ(1, index);
+
+	/*
+	 * Known to this fd already: its slot again, stored over what the
+	 * caller left in write_index (the helper fills it with garbage).
+	 */
+	index = -1;
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT "_b u32 x", &self->check,
+			       29, 4, 0, &index));
+	ASSERT_EQ(1, index);
+	index = -1;
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, &self->check, 28,
+			       4, 0, &index));
+	ASSERT_EQ(0, index);
+
+	/* Another fd numbers from 0 */
+	fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, fd);
+	index = -1;
+	ASSERT_EQ(0, ue_reg_fd(fd, EVENT "_b u32 x", &self->check, 27, 4, 0,
+			       &index));
+	ASSERT_EQ(0, index);
+	ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 27));
+	close(fd);
+	for (int bit = 28; bit < 32; bit++)
+		ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->check, bit));
 }
 
 TEST_F(user, register_same_addr_bit_eaddrinuse) {
@@ -491,7 +532,7 @@ TEST_F(user, print_fmt) {
 		free(fmt);
 		ue_unreg_fd(fd, &self->check, 31);
 		close(fd);
-		ASSERT_TRUE(ue_delete_wait(EVENT, 1000));
+		ASSERT_TRUE(ue_del_unreferenced(EVENT));
 	}
 
 	/* Several fields, in declaration order; none gives "". */
@@ -628,23 +669,123 @@ TEST_F(user, trace_text_dynamic_strings) {
 	ASSERT_TRUE(trace_has(EVENT ": msg=world rel=hi"));
 }
 
-TEST_F(user, write_too_big_e2big) {
-	const size_t big = 64 * 1024;
-	char *payload = calloc(1, big);
+/*
+ * A payload of @len bytes for EVENT " u32 n; __data_loc char[] tail":
+ * n = @len, then the string "end<len>" at the very end of the record,
+ * so that the decoded line shows whether the whole record was kept.
+ */
+static char *big_payload(size_t len, char *tail, size_t tail_len)
+{
+	char *p = calloc(1, len);
+	__u32 n = len, loc;
+	size_t slen;
+
+	if (!p)
+		return NULL;
+	snprintf(tail, tail_len, "end%zu", len);
+	slen = strlen(tail) + 1;
+	/* __data_loc: from the record start, 8-byte header included */
+	loc = DYN_LOC(8 + len - slen, slen);
+	memcpy(p, &n, 4);
+	memcpy(p + 4, &loc, 4);
+	memcpy(p + len - slen, tail, slen);
+
+	return p;
+}
+
+/* Lines of the trace file that contain @text */
+static int trace_count(const char *text)
+{
+	char *trace = ue_read_file(TRACE_FILE);
+	char *at = trace;
+	int n = 0;
+
+	while (at && (at = strstr(at, text))) {
+		n++;
+		at += strlen(text);
+	}
+	free(trace);
+
+	return n;
+}
+
+TEST_F(user, write_largest_ftrace_record) {
+	struct ue_limits l;
+	char tail[32], line[96];
+	char *payload;
 	int index = -1;
 
-	ASSERT_NE(NULL, payload);
-	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 a", &self->check,
-			       31, 4, 0, &index));
+	ue_get_limits(&l);
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 n; __data_loc char[] tail",
+			       &self->check, 31, 4, 0, &index));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_clear_trace());
 
-	/* Fits a ring-buffer page. */
-	ASSERT_WRITE(4 + 1000, write_event(self->data_fd, index, payload, 1000));
+	/* The largest payload a ring buffer page holds is recorded whole */
+	payload = big_payload(l.ftrace, tail, sizeof(tail));
+	ASSERT_NE(NULL, payload);
+	ASSERT_WRITE(4 + l.ftrace, write_event(self->data_fd, index, payload,
+					       l.ftrace));
+	free(payload);
+	snprintf(line, sizeof(line), EVENT ": n=%ld tail=%s", l.ftrace, tail);
+	if (trace_count(line) != 1)
+		TH_LOG("no \"%s\" in the trace (page size %ld)", line,
+		       l.page);
+	ASSERT_EQ(1, trace_count(line));
 
-	/* Cannot fit: an error, not a silent drop. */
-	ASSERT_EQ(-1, write_event(self->data_fd, index, payload, big));
+	/* One byte more cannot be recorded: an error, not a silent drop */
+	payload = big_payload(l.ftrace + 1, tail, sizeof(tail));
+	ASSERT_NE(NULL, payload);
+	ASSERT_EQ(-1, write_event(self->data_fd, index, payload,
+				  l.ftrace + 1));
 	ASSERT_EQ(E2BIG, errno);
 	free(payload);
+	ASSERT_EQ(0, trace_count(tail));
+
+	payload = calloc(1, 64 * 1024);
+	ASSERT_NE(NULL, payload);
+	ASSERT_EQ(-1, write_event(self->data_fd, index, payload, 64 * 1024));
+	ASSERT_EQ(E2BIG, errno);
+	free(payload);
+	ASSERT_EQ(1, trace_count(EVENT ": n="));
+}
+
+/*
+ * An unconditional trigger runs once per write, also when the payload
+ * was not resident and the write had to fault it in and copy again.
+ * stacktrace fires on every hit and leaves one "<stack trace>" entry.
+ */
+TEST_F(user, trigger_fires_once_nonresident_payload) {
+	long page_size = sysconf(_SC_PAGESIZE);
+	__u32 *payload;
+	int index = -1, i;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 n", &self->check,
+			       31, 4, 0, &index));
+	ASSERT_EQ(0, ue_write_str(EVENTS_DIR "/" EVENT "/trigger",
+				  "stacktrace", 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_clear_trace());
+
+	payload = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, payload);
+	for (i = 0; i < 5; i++) {
+		/* Not resident: the copy without page faults fails first */
+		ASSERT_EQ(0, madvise(payload, page_size, MADV_DONTNEED));
+		ASSERT_WRITE(8, write_event(self->data_fd, index, payload, 4));
+	}
+	/* And resident */
+	payload[0] = 7;
+	ASSERT_WRITE(8, write_event(self->data_fd, index, payload, 4));
+	munmap(payload, page_size);
+
+	ASSERT_EQ(6, trace_count("<stack trace>"));
+	ASSERT_EQ(5, trace_count(EVENT ": n=0"));
+	ASSERT_EQ(1, trace_count(EVENT ": n=7"));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_write_str(EVENTS_DIR "/" EVENT "/trigger",
+				  "!stacktrace", 0));
 }
 
 TEST_F(user, delete_while_open_ebusy) {
@@ -670,8 +811,9 @@ TEST_F(user, delete_while_enabled_ebusy) {
 	ASSERT_EQ(-1, ue_del(EVENT));
 	ASSERT_EQ(EBUSY, errno);
 
+	/* Its reference goes with the disable, at once */
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
-	ASSERT_TRUE(ue_delete_wait(EVENT, 1000));
+	ASSERT_EQ(0, ue_del(EVENT));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
@@ -683,7 +825,7 @@ TEST_F(user, auto_delete_after_close) {
 
 	close(self->data_fd);
 	self->data_fd = -1;
-	ASSERT_TRUE(ue_wait_path(ENABLE_FILE, false, 1000));
+	ASSERT_TRUE(ue_wait_auto_delete(ENABLE_FILE));
 }
 
 TEST_F(user, enabler_keeps_event_after_close) {
@@ -692,60 +834,81 @@ TEST_F(user, enabler_keeps_event_after_close) {
 	close(self->data_fd);
 	self->data_fd = -1;
 
-	/* Closing does not unregister: the bit still follows the event. */
-	ue_sleep_ms(100);
+	/* Closing does not unregister: the enabler alone holds the event */
+	ASSERT_EQ(-1, ue_del(EVENT));
+	ASSERT_EQ(EBUSY, errno);
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+
+	/* ...and the bit still follows it */
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(1 << 31, self->check);
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, self->check);
 
 	ASSERT_EQ(0, ue_unreg(&self->check, 31));
-	ASSERT_TRUE(ue_wait_path(ENABLE_FILE, false, 1000));
+	ASSERT_TRUE(ue_wait_auto_delete(ENABLE_FILE));
 }
 
+/*
+ * Unregistered and closed, the event is unreferenced at once: deleting
+ * it works right away (0). Only its own auto-delete may come first, in
+ * which case it is already gone (ENOENT). Never EBUSY, never a retry.
+ */
 TEST_F(user, delete_unreferenced_event) {
-	int ret;
+	int i, deleted = 0, reaped = 0, fd;
 
-	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, &self->check, 31,
-			       4, 0, NULL));
-	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->check, 31));
 	close(self->data_fd);
 	self->data_fd = -1;
 
-	/*
-	 * Nothing references the event any more: deleting it succeeds
-	 * (or finds it already auto-deleted); EBUSY may only last while
-	 * the last reference is still being dropped.
-	 */
-	ret = ue_del(EVENT);
-	if (ret == -1 && errno != ENOENT) {
-		ASSERT_EQ(EBUSY, errno);
-		ASSERT_TRUE(ue_delete_wait(EVENT, 1000));
+	for (i = 0; i < 10; i++) {
+		fd = open(DATA_FILE, O_RDWR);
+		ASSERT_NE(-1, fd);
+		ASSERT_EQ(0, ue_reg_fd(fd, EVENT_CMD, &self->check, 31, 4, 0,
+				       NULL));
+		ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 31));
+		close(fd);
+
+		if (ue_del(EVENT) == 0) {
+			deleted++;
+		} else {
+			if (errno != ENOENT)
+				TH_LOG("round %d: %s", i, strerror(errno));
+			ASSERT_EQ(ENOENT, errno);
+			reaped++;
+		}
+		ASSERT_FALSE(ue_exists(ENABLE_FILE));
 	}
-	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+	TH_LOG("deleted by DIAG_IOCSDEL %d times, auto-deleted first %d times",
+	       deleted, reaped);
 }
 
-/* Check user_events_status: sorted lines, then Active and Busy counts. */
+/*
+ * Check user_events_status: one line per event, sorted by name (with 30
+ * names, a hash order would pass by chance only once in 30! runs), then
+ * a blank line, "Active:" with the number of events that exist (counted
+ * from their tracefs directories) and "Busy:" with the traced ones.
+ */
 TEST_F(user, status_sorted_format) {
 	char *text, *line, *next, *tail;
-	char prev[256] = "";
-	int lines = 0, busy = 0, active = -1, busy_seen = -1, n;
-	bool seen_main = false, seen_b = false;
-	unsigned int i;
+	char prev[256] = "", name[64];
+	int words[NR_STATUS] = {0};
+	int lines = 0, busy = 0, active = -1, busy_seen = -1, n, i;
+	bool seen_main = false, seen_s = false;
 
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, &self->check, 31,
 			       4, 0, NULL));
-	for (i = 0; i < ARRAY_SIZE(other_events); i++)
-		ASSERT_EQ(0, ue_reg_fd(self->data_fd, other_events[i],
-				       &self->check, 30 - i, 4, 0, NULL));
+	/* Registered in an order that is neither sorted nor reversed */
+	for (i = 0; i < NR_STATUS; i++) {
+		snprintf(name, sizeof(name), STATUS_FMT, (i * 7 + 3) % NR_STATUS);
+		ASSERT_EQ(0, ue_reg_fd(self->data_fd, name, &words[i], 0, 4, 0,
+				       NULL));
+	}
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 
 	text = ue_read_file(STATUS_FILE);
 	ASSERT_NE(NULL, text);
 
 	for (line = text; *line && *line != '\n'; line = next) {
-		char name[256];
-
 		next = strchr(line, '\n');
 		ASSERT_NE(NULL, next);
 		*next++ = '\0';
@@ -765,13 +928,13 @@ TEST_F(user, status_sorted_format) {
 			seen_main = true;
 			EXPECT_STREQ(EVENT " # Used by ftrace", line);
 		}
-		if (!strcmp(name, EVENT "_b")) {
-			seen_b = true;
-			EXPECT_STREQ(EVENT "_b", line);
+		if (!strcmp(name, EVENT "_s17")) {
+			seen_s = true;
+			EXPECT_STREQ(EVENT "_s17", line);
 		}
 	}
 	EXPECT_TRUE(seen_main);
-	EXPECT_TRUE(seen_b);
+	EXPECT_TRUE(seen_s);
 
 	/* A blank line, then the counts. */
 	ASSERT_EQ('\n', *line);
@@ -779,8 +942,72 @@ TEST_F(user, status_sorted_format) {
 	n = sscanf(tail, "Active: %d\nBusy: %d\n", &active, &busy_seen);
 	ASSERT_EQ(2, n);
 	EXPECT_EQ(lines, active);
+	EXPECT_EQ(ue_count_event_dirs(), active);
+	EXPECT_LE(NR_STATUS + 1, active);
 	EXPECT_EQ(busy, busy_seen);
+	EXPECT_LE(1, busy_seen);
 	free(text);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	for (i = 0; i < NR_STATUS; i++)
+		ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &words[i], 0));
+}
+
+/* A multi-format event is listed under its tracepoint name, name.<id> */
+TEST_F(user, status_multi_format_line) {
+	char *text, *at, *end;
+	int word = 0;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 a", &word, 0, 4,
+			       USER_EVENT_REG_MULTI_FORMAT, NULL));
+	text = ue_read_file(STATUS_FILE);
+	ASSERT_NE(NULL, text);
+
+	at = strstr(text, EVENT ".");
+	if (!at)
+		TH_LOG("no " EVENT ".<id> line in:\n%s", text);
+	ASSERT_NE(NULL, at);
+	ASSERT_TRUE(at == text || at[-1] == '\n');
+	at += strlen(EVENT ".");
+	end = strchr(at, '\n');
+	ASSERT_NE(NULL, end);
+	*end = '\0';
+	/* Lower-case hex, nothing else on the line (not traced) */
+	ASSERT_LT(0, (int)strlen(at));
+	ASSERT_EQ(strlen(at), strspn(at, "0123456789abcdef"));
+	free(text);
+
+	/* Not a single-format event of the name */
+	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &word, 0));
+}
+
+/* struct fields are shown as hex bytes, in memory order */
+TEST_F(user, trace_text_struct_hex) {
+	struct {
+		__u8 blob[5];
+		__u16 after;
+	} __attribute__((packed)) payload = {
+		{ 0x01, 0x2a, 0x00, 0xff, 0x80 }, 513,
+	};
+	int index = -1;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd,
+			       EVENT " struct foo blob 5; u16 after",
+			       &self->check, 31, 4, 0, &index));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_clear_trace());
+
+	ASSERT_WRITE(4 + (int)sizeof(payload),
+		     write_event(self->data_fd, index, &payload,
+				 sizeof(payload)));
+	if (!trace_has(EVENT ": blob=012a00ff80 after=513")) {
+		char *trace = ue_read_file(TRACE_FILE);
+
+		TH_LOG("trace:\n%s", trace);
+		free(trace);
+	}
+	ASSERT_TRUE(trace_has(EVENT ": blob=012a00ff80 after=513"));
 }
 
 TEST_HARNESS_MAIN

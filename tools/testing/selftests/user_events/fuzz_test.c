@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * user_events fuzz test: generated command strings, user_reg/user_unreg
- * structures and write payloads. Every result must be success or an
- * errno the ABI allows for that call; anything else fails and prints the
- * input. The run is deterministic for a seed:
+ * structures and write payloads. Commands (through DIAG_IOCSREG and
+ * dynamic_events) are checked against the answer the command grammar
+ * and the events that exist demand (see "the oracle" below); the other
+ * inputs must give success or an errno the ABI allows for that call.
+ * Anything else fails and prints the input. Per-event tracefs files of
+ * some of the events are kept open across their deletion; afterwards
+ * every read and write of them must fail with ENODEV. The run is
+ * deterministic for a seed:
  *
  *   UE_FUZZ_SEED=N   seed (default 0x5eed, printed)
  *   UE_FUZZ_ITERS=N  number of inputs (default FUZZ_ITERS)
@@ -18,7 +23,7 @@
  * removal at the end of the batch (tracefs directories), a dynamic_events
  * line 3-5 ms, a random struct 0.2-0.3 ms, a write 0.15-0.2 ms. The mix
  * below averages about 0.5-0.7 ms, so the default run takes about a
- * minute there; it stops early (and says so) after FUZZ_MAX_SECONDS.
+ * minute there; taking longer than FUZZ_MAX_SECONDS is a failure.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -45,6 +50,8 @@
 #define W_SLOC			12
 #define W_RLOC			16
 #define W_EXACT_MAX		2048
+#define WEVENT_CANON		"u32 a; __data_loc char[] s; " \
+				"__rel_loc char[] r; char[8] c"
 #define KERNEL_ADDR		0xffffffff81000000ULL
 
 /* errno bit sets: EADDRINUSE is 98 */
@@ -90,8 +97,9 @@ static const char *pick(const char * const *list, int n)
 #define PICK(list)	pick(list, ARRAY_SIZE(list))
 
 struct fuzz_stats {
-	unsigned long cmd, cmd_ok, dyn, dyn_ok, reg, reg_ok, unreg, write,
-		      write_ok, write_exact, write_perf;
+	unsigned long cmd, cmd_ok, cmd_exact, dyn, dyn_ok, dyn_exact, reg,
+		      reg_ok, unreg, write, write_ok, write_exact, write_perf,
+		      stale;
 	/* Time spent per kind of input, in ms */
 	long t_cmd, t_cmd_ok, t_dyn, t_reg, t_unreg, t_write, t_batch;
 };
@@ -275,6 +283,440 @@ static void dump_input(const char *what, const void *data, size_t len)
 	(void)n;
 }
 
+
+/* ---- the oracle: what the kernel must answer for a command ---------- */
+
+/*
+ * A command is "NAME FIELD;FIELD...". The name ends at the first space
+ * or tab; it may not be empty, longer than 255 bytes, "." or "..", nor
+ * hold '/', ':', whitespace or control characters, nor be "enable" or
+ * "filter". Fields are split at each ';', their tokens at runs of spaces
+ * and tabs; an empty field is skipped. A field is TYPE NAME, or struct X
+ * NAME SIZE, with a C identifier as NAME. The static sizes must not add
+ * up to more than the largest payload a tracer can record. A lookup of
+ * an existing single-format event of the name comes before the fields
+ * are judged: the same canonical fields reuse it, anything else gives
+ * EADDRINUSE. Bytes above 0x7f are left to the kernel (character
+ * classes of names), and so is anything that depends on the multi-format
+ * id counter.
+ */
+enum verdict { V_OK, V_EINVAL, V_EADDRINUSE, V_UNKNOWN };
+
+static const char * const verdict_names[] = {
+	"success", "EINVAL", "EADDRINUSE", "either",
+};
+
+#define CANON_MAX	2048
+#define MODEL_MAX	1024
+
+/* A single-format event that exists now; canon NULL: not known here */
+struct model_event {
+	char *name;
+	char *canon;
+	bool persist;
+	bool held;	/* by the write fd: survives the batch */
+};
+
+static struct model_event model[MODEL_MAX];
+static int nr_model;
+static long max_static;
+
+static struct model_event *model_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nr_model; i++)
+		if (!strcmp(model[i].name, name))
+			return &model[i];
+	return NULL;
+}
+
+static void model_add(const char *name, const char *canon, bool persist,
+		      bool held)
+{
+	struct model_event *e;
+
+	if (nr_model == MODEL_MAX)
+		return;
+	e = &model[nr_model++];
+	e->name = strdup(name);
+	e->canon = canon ? strdup(canon) : NULL;
+	e->persist = persist;
+	e->held = held;
+}
+
+/* The batch fd is closed and the persistent events deleted */
+static void model_batch_end(void)
+{
+	int i, kept = 0;
+
+	for (i = 0; i < nr_model; i++) {
+		if (model[i].held) {
+			model[kept++] = model[i];
+			continue;
+		}
+		free(model[i].name);
+		free(model[i].canon);
+	}
+	nr_model = kept;
+}
+
+static void model_free(void)
+{
+	int i;
+
+	for (i = 0; i < nr_model; i++) {
+		free(model[i].name);
+		free(model[i].canon);
+	}
+	nr_model = 0;
+}
+
+/* kstrtoull(): optional '+', base 0 = 0x hex / 0 octal / decimal */
+static int parse_ull(const char *s, unsigned int base,
+		     unsigned long long *res)
+{
+	unsigned long long v = 0;
+	int digits = 0;
+
+	if (*s == '+')
+		s++;
+	if (!base) {
+		if (s[0] == '0' && tolower((unsigned char)s[1]) == 'x' &&
+		    isxdigit((unsigned char)s[2]))
+			base = 16;
+		else
+			base = s[0] == '0' ? 8 : 10;
+	}
+	if (base == 16 && s[0] == '0' && tolower((unsigned char)s[1]) == 'x')
+		s += 2;
+	for (;; s++, digits++) {
+		unsigned int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (tolower((unsigned char)*s) >= 'a' &&
+			 tolower((unsigned char)*s) <= 'f')
+			d = tolower((unsigned char)*s) - 'a' + 10;
+		else
+			break;
+		if (d >= base)
+			break;
+		if (v > (~0ULL - d) / base)
+			return -1;
+		v = v * base + d;
+	}
+	if (!digits)
+		return -1;
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -1;
+	*res = v;
+	return 0;
+}
+
+static bool c_identifier(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (s++; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static const char * const plain_types[] = {
+	"u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "int",
+	"unsigned int", "short", "unsigned short", "char", "unsigned char",
+};
+
+static const int plain_sizes[] = {
+	1, 1, 2, 2, 4, 4, 8, 8, 4, 4, 2, 2, 1, 1,
+};
+
+/* One field's tokens: its static size, or -1 when invalid */
+static long field_size(char **tok, int n, char *canon, int *clen)
+{
+	char type[128] = "";
+	const char *bracket;
+	unsigned long long v;
+	int type_tokens = 1, i, rest;
+	long size = -1;
+
+	if (!strcmp(tok[0], "unsigned") || !strcmp(tok[0], "struct"))
+		type_tokens = 2;
+	else if (!strcmp(tok[0], "__data_loc") || !strcmp(tok[0], "__rel_loc"))
+		type_tokens = n > 1 && !strcmp(tok[1], "unsigned") ? 3 : 2;
+	if (n < type_tokens + 1)
+		return -1;
+	for (i = 0; i < type_tokens; i++) {
+		if (strlen(type) + strlen(tok[i]) + 2 > sizeof(type))
+			return -1;
+		if (i)
+			strcat(type, " ");
+		strcat(type, tok[i]);
+	}
+	if (!c_identifier(tok[type_tokens]))
+		return -1;
+	rest = n - type_tokens - 1;
+
+	if (!strncmp(type, "__data_loc ", 11) ||
+	    !strncmp(type, "__rel_loc ", 10)) {
+		size = 4;
+	} else if (!strncmp(type, "struct ", 7)) {
+		if (rest != 1 || parse_ull(tok[type_tokens + 1], 10, &v) ||
+		    !v || v > 0xffffffffULL || v > (unsigned long long)max_static)
+			return -1;
+		*clen += snprintf(canon + *clen, CANON_MAX - *clen,
+				  "%s%s %s %llu", *clen ? "; " : "", type,
+				  tok[type_tokens], v);
+		return v;
+	} else if ((bracket = strchr(type, '['))) {
+		const char *end;
+		char num[8];
+
+		if (!((bracket - type == 4 && !strncmp(type, "char", 4)) ||
+		      (bracket - type == 13 &&
+		       !strncmp(type, "unsigned char", 13))))
+			return -1;
+		bracket++;
+		if (strlen(bracket) > 7)
+			return -1;
+		end = strchr(bracket, ']');
+		if (!end)
+			return -1;
+		memcpy(num, bracket, end - bracket);
+		num[end - bracket] = '\0';
+		if (parse_ull(num, 0, &v) || !v || v > 1024)
+			return -1;
+		size = v;
+	} else {
+		for (i = 0; i < (int)ARRAY_SIZE(plain_types); i++)
+			if (!strcmp(type, plain_types[i]))
+				size = plain_sizes[i];
+		if (size < 0)
+			return -1;
+	}
+	if (rest)
+		return -1;
+
+	*clen += snprintf(canon + *clen, CANON_MAX - *clen, "%s%s %s",
+			  *clen ? "; " : "", type, tok[type_tokens]);
+	return size;
+}
+
+/* The canonical form of a field list into @canon: 0, or -1 if invalid */
+static int fields_canon(const char *args, char *canon)
+{
+	char *copy = strdup(args), *cur = copy, *field, *p, *tok[4];
+	long total = 0, size;
+	int n, clen = 0, ret = 0;
+
+	canon[0] = '\0';
+	while ((field = strsep(&cur, ";"))) {
+		n = 0;
+		while ((p = strsep(&field, " \t"))) {
+			if (!*p)
+				continue;
+			if (n == 4) {
+				ret = -1;
+				goto out;
+			}
+			tok[n++] = p;
+		}
+		if (!n)
+			continue;
+		size = field_size(tok, n, canon, &clen);
+		total += size;
+		if (size < 0 || total > max_static || clen >= CANON_MAX) {
+			ret = -1;
+			goto out;
+		}
+	}
+out:
+	free(copy);
+	return ret;
+}
+
+static bool name_valid(const char *name)
+{
+	const unsigned char *p;
+
+	if (!*name || strlen(name) > 255 || !strcmp(name, ".") ||
+	    !strcmp(name, "..") || !strcmp(name, "enable") ||
+	    !strcmp(name, "filter"))
+		return false;
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p == '/' || *p == ':' || *p == ' ' ||
+		    (*p >= '\t' && *p <= '\r') || *p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * The answer to command @cmd (after "u:" and its spaces for @dyn), for a
+ * multi-format registration with @multi. Sets @name (the register name)
+ * and @canon (its canonical fields, "" if not valid).
+ */
+static enum verdict cmd_verdict(const char *cmd, bool multi, bool dyn,
+				char *name, char *canon)
+{
+	const char *args;
+	struct model_event *e;
+	bool high = false, fields_ok;
+	size_t len;
+	const unsigned char *p;
+
+	name[0] = canon[0] = '\0';
+	if (!dyn && strlen(cmd) >= 512)
+		return V_EINVAL;
+	for (p = (const unsigned char *)cmd; *p; p++)
+		high |= *p > 0x7f;
+
+	len = strcspn(cmd, " \t");
+	if (len > 300)
+		return V_EINVAL;
+	memcpy(name, cmd, len);
+	name[len] = '\0';
+	args = cmd[len] ? cmd + len + 1 : "";
+
+	if (!name_valid(name))
+		return high ? V_UNKNOWN : V_EINVAL;
+	fields_ok = !fields_canon(args, canon);
+	if (!fields_ok)
+		canon[0] = '\0';
+
+	if (multi) {
+		/* "name.<hex id>" has to fit 255 bytes too */
+		if (strlen(name) + 2 > 255)
+			return V_EINVAL;
+		if (high || strlen(name) + 17 > 255)
+			return V_UNKNOWN;
+		return fields_ok ? V_OK : V_EINVAL;
+	}
+
+	e = model_find(name);
+	if (e) {
+		if (!e->canon || high)
+			return V_UNKNOWN;
+		return fields_ok && !strcmp(e->canon, canon) ? V_OK :
+							      V_EADDRINUSE;
+	}
+	if (high)
+		return V_UNKNOWN;
+	return fields_ok ? V_OK : V_EINVAL;
+}
+
+static bool verdict_ok(enum verdict v, int ret, int err)
+{
+	switch (v) {
+	case V_OK:
+		return ret == 0;
+	case V_EINVAL:
+		return ret == -1 && err == EINVAL;
+	case V_EADDRINUSE:
+		return ret == -1 && err == EADDRINUSE;
+	case V_UNKNOWN:
+		break;
+	}
+	return ret == 0 || (ret == -1 && (err == EINVAL || err == EADDRINUSE));
+}
+
+/* After the kernel answered: a new single-format event exists now */
+static void model_learn(enum verdict v, int ret, bool multi, bool persist,
+			const char *name, const char *canon)
+{
+	if (ret || multi || model_find(name))
+		return;
+	model_add(name, v == V_OK ? canon : NULL, persist, false);
+}
+
+/* ---- tracefs files held across deletions ---------------------------- */
+
+#define NR_STALE	16
+
+static const char * const stale_files[] = {
+	"enable", "filter", "trigger", "format", "id", "hist",
+};
+
+struct stale_fd {
+	int fd;
+	int file;		/* index in stale_files */
+	char dir[320];		/* the event's directory */
+};
+
+static struct stale_fd stale[NR_STALE];
+static int nr_stale;
+
+/* Open a file of single-format event @name, to be checked once it ends */
+static void stale_open(const char *name, unsigned int which)
+{
+	struct stale_fd *h;
+	char path[400];
+	int ro;
+
+	if (nr_stale == NR_STALE || strlen(name) > 200)
+		return;
+	h = &stale[nr_stale];
+	h->file = which % ARRAY_SIZE(stale_files);
+	ro = h->file >= 3;
+	snprintf(h->dir, sizeof(h->dir), EVENTS_DIR "/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", h->dir, stale_files[h->file]);
+	h->fd = open(path, ro ? O_RDONLY : O_RDWR);
+	if (h->fd >= 0)
+		nr_stale++;
+}
+
+/*
+ * Every event of the held files is gone: once deleted (the persistent
+ * ones by the sweep, at once; the others by their auto-delete, bounded),
+ * each read and write of the file fails with ENODEV.
+ */
+static bool stale_check(struct __test_metadata *_metadata,
+			unsigned long *checked)
+{
+	char buf[256];
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < nr_stale; i++) {
+		struct stale_fd *h = &stale[i];
+		const char *what = stale_files[h->file];
+		ssize_t ret;
+
+		if (!ue_wait_auto_delete(h->dir)) {
+			TH_LOG("%s still exists", h->dir);
+			ok = false;
+		}
+		errno = 0;
+		ret = read(h->fd, buf, sizeof(buf));
+		if (ret != -1 || errno != ENODEV) {
+			TH_LOG("read of %s/%s after its deletion: %zd %s",
+			       h->dir, what, ret, strerror(errno));
+			ok = false;
+		}
+		if (h->file < 3) {
+			const char *cmd = h->file == 0 ? "1" :
+					  h->file == 1 ? "common_pid == 1" :
+					  "traceon";
+
+			errno = 0;
+			ret = write(h->fd, cmd, strlen(cmd));
+			if (ret != -1 || errno != ENODEV) {
+				TH_LOG("write of %s/%s after its deletion: %zd %s",
+				       h->dir, what, ret, strerror(errno));
+				ok = false;
+			}
+		}
+		close(h->fd);
+		(*checked)++;
+	}
+	nr_stale = 0;
+
+	return ok;
+}
+
 /* ---- the fixture ---------------------------------------------------- */
 
 FIXTURE(fuzz) {
@@ -310,15 +752,18 @@ static bool existed(const char *name)
 /*
  * Delete the events this test may have left: persistent ones (from
  * dynamic_events or the PERSIST flag, any name the kernel accepted) and,
- * with @all, the write events.
+ * with @all, the write events. With nothing referencing them, each
+ * delete works at once, or finds a non-persistent event auto-deleted
+ * already; false (and the name logged) when one did not.
  */
-static void fuzz_sweep(bool all, int wait_ms)
+static bool fuzz_sweep(bool all)
 {
 	char *text = ue_read_file(DYN_FILE);
 	char *line, *save = NULL, *end;
+	bool ok = true;
 
 	if (!text)
-		return;
+		return false;
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "u:", 2))
@@ -332,22 +777,28 @@ static void fuzz_sweep(bool all, int wait_ms)
 		if (!all && (!strcmp(line, WEVENT) ||
 			     !strcmp(line, POOL_PREFIX "v")))
 			continue;
-		if (wait_ms)
-			ue_delete_wait(line, wait_ms);
-		else
-			ue_del(line);
+		if (all) {
+			ue_cleanup_event(line);
+		} else if (ue_del(line) && errno != ENOENT) {
+			fprintf(stderr, "# sweep: DIAG_IOCSDEL ");
+			dump_input(strerror(errno), line, strlen(line));
+			ok = false;
+		}
 	}
 	free(text);
+
+	return ok;
 }
 
 static void fuzz_cleanup(void)
 {
 	ue_enable(WEVENT, 0);
-	fuzz_sweep(true, 2000);
+	fuzz_sweep(true);
 }
 
 FIXTURE_SETUP(fuzz) {
 	long page = sysconf(_SC_PAGESIZE);
+	struct ue_limits limits;
 
 	self->fd = -1;
 	self->wfd = -1;
@@ -357,10 +808,12 @@ FIXTURE_SETUP(fuzz) {
 	USER_EVENT_FIXTURE_SETUP(self->umount);
 	/* Left by an earlier run of this test */
 	ue_enable(WEVENT, 0);
-	ue_delete_wait(WEVENT, 2000);
-	ue_delete_wait(POOL_PREFIX "v", 2000);
+	ue_cleanup_event(WEVENT);
+	ue_cleanup_event(POOL_PREFIX "v");
 	start_dyn = ue_read_file(DYN_FILE);
 	self->start_active = ue_active_count();
+	ue_get_limits(&limits);
+	max_static = limits.max_static;
 
 	self->m.page = page;
 	self->m.area = mmap(NULL, page * 6, PROT_READ | PROT_WRITE,
@@ -382,6 +835,8 @@ FIXTURE_SETUP(fuzz) {
 	ASSERT_EQ(0, ue_reg_fd(self->wfd, POOL_PREFIX "v", self->m.buf + page,
 			       1, 4, 0, &self->vidx));
 	ASSERT_EQ(0, ue_enable(WEVENT, 1));
+	model_add(WEVENT, WEVENT_CANON, false, true);
+	model_add(POOL_PREFIX "v", "", false, true);
 }
 
 static void perf_off(FIXTURE_DATA(fuzz) *self)
@@ -431,6 +886,9 @@ FIXTURE_TEARDOWN(fuzz) {
 	}
 	if (self->fd >= 0)
 		close(self->fd);
+	while (nr_stale)
+		close(stale[--nr_stale].fd);
+	model_free();
 	fuzz_cleanup();
 	if (self->m.area != MAP_FAILED)
 		munmap(self->m.area, self->m.page * 6);
@@ -454,44 +912,53 @@ static bool errno_ok(__uint128_t allowed, int err)
 	return err > 0 && err < 128 && (allowed & ERR(err));
 }
 
-/* Valid struct, generated command */
+/* Valid struct, generated command: the answer the oracle demands */
 static bool fuzz_cmd(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
 {
+	static char name[320], canon[CANON_MAX];
 	char *cmd = self->m.buf;
 	int bit, ret, err, flags;
+	enum verdict v;
 	void *addr;
 
 	gen_cmd(cmd, 1024, false);
 	addr = next_enable(self, &bit);
 	flags = rn(10) ? 0 : USER_EVENT_REG_MULTI_FORMAT;
 	st->cmd++;
+	v = cmd_verdict(cmd, flags, false, name, canon);
 
 	ret = ue_reg_fd(self->fd, cmd, addr, bit, 4, flags, NULL);
 	err = errno;
-	if (ret == 0) {
-		st->cmd_ok++;
-		if (ue_unreg_fd(self->fd, addr, bit)) {
-			TH_LOG("unregister after reg failed: %s",
-			       strerror(errno));
-			dump_input("command", cmd, strlen(cmd));
-			return false;
-		}
-		return true;
+	if (!verdict_ok(v, ret, err)) {
+		TH_LOG("DIAG_IOCSREG(flags=%d): %d %s, expected %s", flags, ret,
+		       ret ? strerror(err) : "", verdict_names[v]);
+		dump_input("command", cmd, strlen(cmd));
+		return false;
 	}
-	if (errno_ok(ERR(EINVAL) | ERR(EADDRINUSE), err))
+	st->cmd_exact += v != V_UNKNOWN;
+	model_learn(v, ret, flags, false, name, canon);
+	if (ret)
 		return true;
 
-	TH_LOG("DIAG_IOCSREG(flags=%d): %d %s", flags, ret, strerror(err));
-	dump_input("command", cmd, strlen(cmd));
-	return false;
+	st->cmd_ok++;
+	if (!flags && !rn(40))
+		stale_open(name, rn(64));
+	if (ue_unreg_fd(self->fd, addr, bit)) {
+		TH_LOG("unregister after reg failed: %s", strerror(errno));
+		dump_input("command", cmd, strlen(cmd));
+		return false;
+	}
+	return true;
 }
 
 /* Generated command through dynamic_events (always persistent) */
 static bool fuzz_dyn(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
 {
+	static char name[320], canon[CANON_MAX];
 	char *line = self->m.buf;
+	enum verdict v;
 	char *p;
 	int fd, err;
 	ssize_t ret;
@@ -513,17 +980,25 @@ static bool fuzz_dyn(struct __test_metadata *_metadata,
 	err = errno;
 	close(fd);
 
+	/* "u:", then any spaces, then the command */
+	for (p = line + 2; isspace((unsigned char)*p); p++)
+		;
+	v = cmd_verdict(p, false, true, name, canon);
+	if (!verdict_ok(v, ret == (ssize_t)strlen(line) ? 0 : -1, err)) {
+		TH_LOG("dynamic_events write: %zd %s, expected %s", ret,
+		       ret < 0 ? strerror(err) : "", verdict_names[v]);
+		dump_input("line", line, strlen(line));
+		return false;
+	}
+	st->dyn_exact += v != V_UNKNOWN;
+	model_learn(v, ret == (ssize_t)strlen(line) ? 0 : -1, false, true,
+		    name, canon);
 	if (ret == (ssize_t)strlen(line)) {
 		st->dyn_ok++;
-		return true;
+		if (!rn(20))
+			stale_open(name, rn(64));
 	}
-	if (ret < 0 && errno_ok(ERR(EINVAL) | ERR(EADDRINUSE) | ERR(E2BIG),
-				err))
-		return true;
-
-	TH_LOG("dynamic_events write: %zd %s", ret, strerror(err));
-	dump_input("line", line, strlen(line));
-	return false;
+	return true;
 }
 
 static __u64 gen_addr(FIXTURE_DATA(fuzz) *self, int size)
@@ -558,10 +1033,13 @@ static bool fuzz_reg(struct __test_metadata *_metadata,
 		28, 28, 28, 28, 0, 4, 20, 27, 29, 32, 64, 4096, 4097,
 		0xffffffff, 0x80000000,
 	};
+	static char name[320], canon[CANON_MAX];
 	char *cmd = self->m.buf + 1024;
+	enum verdict v = V_UNKNOWN;
 	struct user_reg *reg;
 	unsigned int size;
 	int ret, err, place;
+	bool multi = false, persist = false;
 	char *at;
 
 	/* The command string */
@@ -610,7 +1088,11 @@ static bool fuzz_reg(struct __test_metadata *_metadata,
 				     (rn(4) ? rn(4) : rnd());
 		reg->enable_addr = gen_addr(self, reg->enable_size);
 		reg->name_args = (__u64)(unsigned long)at;
+		multi = reg->flags & USER_EVENT_REG_MULTI_FORMAT;
+		persist = reg->flags & USER_EVENT_REG_PERSIST;
 	}
+	if (at == cmd)
+		v = cmd_verdict(cmd, multi, false, name, canon);
 	st->reg++;
 
 	ret = ioctl(self->fd, DIAG_IOCSREG, reg);
@@ -619,7 +1101,13 @@ static bool fuzz_reg(struct __test_metadata *_metadata,
 		TH_LOG("DIAG_IOCSREG of a kernel pointer succeeded");
 		return false;
 	}
+	if (ret == 0 && (at != cmd || v == V_EINVAL || v == V_EADDRINUSE)) {
+		TH_LOG("DIAG_IOCSREG succeeded, expected %s",
+		       at == cmd ? verdict_names[v] : "a bad command string");
+		goto fail;
+	}
 	if (ret == 0) {
+		model_learn(v, 0, multi, persist, name, canon);
 		st->reg_ok++;
 		ret = ue_unreg_fd(self->fd,
 				  (void *)(unsigned long)reg->enable_addr,
@@ -825,13 +1313,31 @@ static bool fuzz_write(struct __test_metadata *_metadata,
 	return false;
 }
 
+/*
+ * The end of a batch: its fd goes, taking the last reference of every
+ * event registered in it; the persistent events are deleted. Then none
+ * of them exists for the oracle, and every file held open is stale.
+ */
+static bool batch_end(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+{
+	bool ok;
+
+	if (self->fd >= 0)
+		close(self->fd);
+	self->fd = -1;
+	ok = fuzz_sweep(false);
+	model_batch_end();
+	return stale_check(_metadata, &st->stale) && ok;
+}
+
 TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 {
 	struct fuzz_stats st = {0};
-	unsigned long iters = FUZZ_ITERS, n, swept = 0;
+	unsigned long iters = FUZZ_ITERS, n;
 	long start, elapsed, t0;
 	const char *env;
-	bool ok = true;
+	bool ok = true, late = false;
 	unsigned int r, mode;
 
 	rng_state = FUZZ_SEED;
@@ -850,12 +1356,10 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 	for (n = 0; n < iters && ok; n++) {
 		if (n % FUZZ_BATCH == 0) {
 			t0 = ue_now_us();
-			/* Drop the batch's references: events auto-delete */
-			if (self->fd >= 0)
-				close(self->fd);
-			if (st.dyn_ok + st.reg_ok != swept) {
-				fuzz_sweep(false, 0);
-				swept = st.dyn_ok + st.reg_ok;
+			ok = batch_end(_metadata, self, &st);
+			if (!ok) {
+				TH_LOG("end of the batch before input %lu", n);
+				break;
 			}
 			self->fd = open(DATA_FILE, O_RDWR);
 			ASSERT_NE(-1, self->fd);
@@ -868,8 +1372,7 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 			self->perf_on = mode != 0;
 			st.t_batch += ue_now_us() - t0;
 			if (ue_now_ms() - start > FUZZ_MAX_SECONDS * 1000) {
-				TH_LOG("time limit: stopped after %lu inputs",
-				       n);
+				late = true;
 				break;
 			}
 		}
@@ -902,12 +1405,16 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 			TH_LOG("failed at input %lu (UE_FUZZ_SEED as above)",
 			       n);
 	}
+	if (ok)
+		ok = batch_end(_metadata, self, &st);
 	elapsed = ue_now_ms() - start;
 
 	TH_LOG("%lu inputs in %ld ms", n, elapsed);
-	TH_LOG("cmd %lu (ok %lu), dyn %lu (ok %lu), reg %lu (ok %lu), unreg %lu",
-	       st.cmd, st.cmd_ok, st.dyn, st.dyn_ok, st.reg, st.reg_ok,
-	       st.unreg);
+	TH_LOG("cmd %lu (ok %lu, exact %lu), dyn %lu (ok %lu, exact %lu)",
+	       st.cmd, st.cmd_ok, st.cmd_exact, st.dyn, st.dyn_ok,
+	       st.dyn_exact);
+	TH_LOG("reg %lu (ok %lu), unreg %lu, stale files checked %lu",
+	       st.reg, st.reg_ok, st.unreg, st.stale);
 	TH_LOG("write %lu (ok %lu, exact %lu, perf attached %lu)", st.write,
 	       st.write_ok, st.write_exact, st.write_perf);
 	TH_LOG("ms in: cmd fail %ld, cmd ok %ld, dyn %ld, reg %ld, unreg %ld",
@@ -916,9 +1423,12 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 	TH_LOG("ms in: write %ld, batch ends %ld", st.t_write / 1000,
 	       st.t_batch / 1000);
 	ASSERT_TRUE(ok);
+	ASSERT_FALSE(late) {
+		TH_LOG("time limit of %d s: stopped after %lu of %lu inputs",
+		       FUZZ_MAX_SECONDS, n, iters);
+	}
+	ASSERT_LT(0, st.stale);
 
-	close(self->fd);
-	self->fd = -1;
 	perf_off(self);
 	ASSERT_EQ(0, ue_enable(WEVENT, 0));
 	ASSERT_EQ(0, ue_unreg_fd(self->wfd, self->m.buf + self->m.page, 0));
@@ -927,7 +1437,7 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 	self->wfd = -1;
 	fuzz_cleanup();
 	/* Everything registered here is gone again */
-	if (!ue_wait_active(self->start_active, 10000)) {
+	if (!ue_wait_active(self->start_active, UE_AUTO_DELETE_MS)) {
 		char *text = ue_read_file(STATUS_FILE);
 
 		TH_LOG("Active is not back to %d:\n%s", self->start_active,

@@ -11,7 +11,10 @@
  *   enabler dropped by unregister or by exit, ftrace, perf), and not
  *   before;
  * - persistent events survive their creators and need an explicit
- *   delete, which removes them at once.
+ *   delete, which removes them at once;
+ * - unregister, close and exit drop their references at once: the next
+ *   DIAG_IOCSDEL, "-:" or registration with other fields works without
+ *   a retry.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -23,8 +26,9 @@
 #define ROOM		50	/* K: events the limit leaves room for */
 #define NR_CREATORS	4
 #define PER_CREATOR	25	/* attempts of each creator, > ROOM / 4 */
-#define AUTO_DELETE_MS	5000
-#define WAIT_MS		5000
+#define AUTO_DELETE_MS	UE_AUTO_DELETE_MS
+#define WAIT_MS		UE_AUTO_DELETE_MS
+#define ROUNDS		10
 
 FIXTURE(life) {
 	int saved_max;		/* user_events_max to restore, or -1 */
@@ -40,10 +44,11 @@ static void life_cleanup(void)
 	for (i = 0; i < 8; i++) {
 		snprintf(name, sizeof(name), PREFIX "_ad%d", i);
 		ue_enable(name, 0);
-		ue_delete_wait(name, 1000);
+		ue_cleanup_event(name);
 	}
-	ue_delete_wait(PREFIX "_p", 1000);
-	ue_delete_wait(PREFIX "_dyn", 1000);
+	ue_cleanup_event(PREFIX "_p");
+	ue_cleanup_event(PREFIX "_dyn");
+	ue_cleanup_event(PREFIX "_now");
 }
 
 FIXTURE_SETUP(life) {
@@ -254,8 +259,12 @@ TEST_F(life, auto_delete_bounded) {
 			if (how != LAST_FD)
 				close(fd);
 
-			/* The last one keeps the event */
-			ue_sleep_ms(200);
+			/* The last one alone holds the event */
+			ASSERT_EQ(-1, ue_del(name));
+			if (errno != EBUSY)
+				TH_LOG("%s: %s", last_names[how],
+				       strerror(errno));
+			ASSERT_EQ(EBUSY, errno);
 			ASSERT_TRUE(ue_exists(enable));
 
 			t0 = ue_now_ms();
@@ -308,19 +317,113 @@ TEST_F(life, persistent_needs_delete) {
 	ASSERT_EQ(0, ue_unreg(&word, 1));
 	ASSERT_EQ(0, ue_enable(PREFIX "_dyn", 0));
 
-	/* Longer than any auto-delete takes */
-	ue_sleep_ms(1000);
+	/*
+	 * Unreferenced, and still live events: an event waiting for its
+	 * auto-delete would not keep other fields from registering.
+	 */
 	ASSERT_TRUE(ue_exists(enable_p));
 	ASSERT_TRUE(ue_exists(enable_d));
 	ASSERT_EQ(self->start_active + 2, ue_active_count());
+	ASSERT_EQ(-1, ue_reg(PREFIX "_p u64 w", &word, 2, 4, 0));
+	ASSERT_EQ(EADDRINUSE, errno);
+	ASSERT_EQ(-1, ue_reg(PREFIX "_dyn u64 w", &word, 2, 4, 0));
+	ASSERT_EQ(EADDRINUSE, errno);
 
 	/* An explicit delete removes each at once */
-	ASSERT_EQ(0, ue_del_retry(PREFIX "_p", WAIT_MS));
+	ASSERT_EQ(0, ue_del(PREFIX "_p"));
 	ASSERT_FALSE(ue_exists(enable_p));
 	ASSERT_EQ(0, ue_write_str(DYN_FILE, "-:" PREFIX "_dyn u32 v",
 				  O_APPEND));
 	ASSERT_FALSE(ue_exists(enable_d));
 	ASSERT_EQ(self->start_active, ue_active_count());
+}
+
+/* Register, unregister and close: the event is unreferenced at once */
+static void reg_unreg_close(struct __test_metadata *_metadata,
+			    const char *cmd, int flags)
+{
+	int fd = open(DATA_FILE, O_RDWR);
+	int word = 0;
+
+	ASSERT_NE(-1, fd);
+	ASSERT_EQ(0, ue_reg_fd(fd, cmd, &word, 0, 4, flags, NULL));
+	ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
+	close(fd);
+}
+
+TEST_F(life, unregister_close_delete_at_once) {
+	int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		reg_unreg_close(_metadata, PREFIX "_now u32 v",
+				USER_EVENT_REG_PERSIST);
+		ASSERT_EQ(0, ue_del(PREFIX "_now")) {
+			TH_LOG("round %d: DIAG_IOCSDEL: %s", i, strerror(errno));
+		}
+		ASSERT_FALSE(ue_event_exists(PREFIX "_now"));
+	}
+}
+
+TEST_F(life, unregister_close_dyn_delete_at_once) {
+	int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		reg_unreg_close(_metadata, PREFIX "_now u32 v",
+				USER_EVENT_REG_PERSIST);
+		ASSERT_EQ(0, ue_dyn_write("-:" PREFIX "_now u32 v"));
+		ASSERT_FALSE(ue_event_exists(PREFIX "_now"));
+	}
+}
+
+/* The same name with other fields, right after the last user left */
+TEST_F(life, unregister_close_register_other_fields) {
+	char path[256], *format;
+	int i, word = 0, fd;
+
+	ue_event_file(path, sizeof(path), PREFIX "_now", "format");
+	for (i = 0; i < ROUNDS; i++) {
+		reg_unreg_close(_metadata, PREFIX "_now u32 v", 0);
+
+		fd = open(DATA_FILE, O_RDWR);
+		ASSERT_NE(-1, fd);
+		ASSERT_EQ(0, ue_reg_fd(fd, PREFIX "_now u64 w", &word, 1, 4, 0,
+				       NULL)) {
+			TH_LOG("round %d: %s", i, strerror(errno));
+		}
+		ASSERT_EQ(0, ue_unreg_fd(fd, &word, 1));
+
+		/* The new event, with its own fields */
+		format = ue_read_file(path);
+		ASSERT_NE(NULL, format);
+		EXPECT_NE(NULL, strstr(format, "field:u64 w;"));
+		EXPECT_EQ(NULL, strstr(format, "field:u32 v;"));
+		free(format);
+		close(fd);
+		ASSERT_TRUE(ue_wait_auto_delete(path));
+	}
+}
+
+/* A process' exit drops its enablers' and fds' references at once */
+TEST_F(life, exit_drops_references_at_once) {
+	int word = 0, i;
+	pid_t pid;
+
+	for (i = 0; i < ROUNDS; i++) {
+		pid = fork();
+		ASSERT_NE(-1, pid);
+		if (pid == 0) {
+			int fd = open(DATA_FILE, O_RDWR);
+
+			/* Keep the fd and the enabler: exit drops both */
+			_exit(ue_reg_fd(fd, PREFIX "_now u32 v", &word, 0, 4,
+					USER_EVENT_REG_PERSIST, NULL) ? 1 : 0);
+		}
+		ASSERT_EQ(0, ue_wait_child(pid));
+		ASSERT_EQ(0, ue_del(PREFIX "_now")) {
+			TH_LOG("round %d: DIAG_IOCSDEL: %s", i, strerror(errno));
+		}
+		ASSERT_FALSE(ue_event_exists(PREFIX "_now"));
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -29,8 +29,9 @@ FIXTURE(user) {
 static void nonroot_cleanup(void)
 {
 	ue_enable(EVENT, 0);
-	ue_delete_wait(EVENT, 1000);
-	ue_delete_wait(EVENT_P, 1000);
+	ue_cleanup_event(EVENT);
+	ue_cleanup_event(EVENT_P);
+	ue_cleanup_event(EVENT "_x");
 }
 
 FIXTURE_SETUP(user) {
@@ -113,7 +114,8 @@ static int unprivileged(int dyn_fd, int ready_fd, int go_fd,
 
 	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &c, 1) != 1)
 		return STEP_SYNC;
-	if (!ue_wait_int(check, 1, 10000))
+	/* The parent enabled the event before it said go */
+	if (ue_load(check) != 1)
 		return STEP_BIT_SET;
 
 	if (write(fd, &data, sizeof(data)) != sizeof(data))

@@ -22,7 +22,7 @@ FIXTURE(user) {
 static void perf_cleanup(void)
 {
 	ue_enable(EVENT, 0);
-	ue_delete_wait(EVENT, 1000);
+	ue_cleanup_event(EVENT);
 }
 
 FIXTURE_SETUP(user) {
@@ -72,16 +72,23 @@ struct perf_ctx {
 	size_t len;
 };
 
-/* Attach perf to the event: one sample per hit, with the raw record. */
-static int perf_attach(struct perf_ctx *ctx, int id)
+/*
+ * Attach perf to the event: one sample per hit, with the raw record, in
+ * a ring of at least @data bytes (rounded up to a power of two pages).
+ */
+static int perf_attach_size(struct perf_ctx *ctx, int id, long data)
 {
 	long page_size = sysconf(_SC_PAGESIZE);
+	long pages = 1;
+
+	while (pages * page_size < data)
+		pages *= 2;
 
 	ctx->fd = ue_perf_open(id);
 	if (ctx->fd < 0)
 		return -1;
 
-	ctx->len = page_size * 2;
+	ctx->len = page_size * (1 + pages);
 	ctx->ring = mmap(NULL, ctx->len, PROT_READ, MAP_SHARED, ctx->fd, 0);
 	if (ctx->ring == MAP_FAILED) {
 		close(ctx->fd);
@@ -89,6 +96,11 @@ static int perf_attach(struct perf_ctx *ctx, int id)
 	}
 
 	return 0;
+}
+
+static int perf_attach(struct perf_ctx *ctx, int id)
+{
+	return perf_attach_size(ctx, id, 1);
 }
 
 static void perf_detach(struct perf_ctx *ctx)
@@ -207,30 +219,172 @@ TEST_F(user, perf_status_used_by) {
 	ASSERT_EQ(0, self->check);
 }
 
-TEST_F(user, perf_write_too_big_e2big) {
-	const size_t big = 9000;
-	char *payload = calloc(1, 4 + big);
+/*
+ * A payload of @len bytes for EVENT " u32 n; __data_loc char[] tail" (n
+ * = @len, "end<len>" at the very end of the record) after @index, in one
+ * buffer for write().
+ */
+static char *big_write(int index, size_t len, char *tail, size_t tail_len)
+{
+	char *buf = calloc(1, 4 + len);
+	__u32 n = len, loc;
+	size_t slen;
+
+	if (!buf)
+		return NULL;
+	snprintf(tail, tail_len, "end%zu", len);
+	slen = strlen(tail) + 1;
+	loc = DYN_LOC(8 + len - slen, slen);
+	memcpy(buf, &index, 4);
+	memcpy(buf + 4, &n, 4);
+	memcpy(buf + 8, &loc, 4);
+	memcpy(buf + 4 + len - slen, tail, slen);
+
+	return buf;
+}
+
+/*
+ * The first sample of the ring holds the whole record of a @len byte
+ * payload: raw size ALIGN(8 + len + 4, 8) - 4, n and the tail string.
+ */
+static bool sample_holds(struct __test_metadata *_metadata,
+			 struct perf_ctx *ctx, size_t len, const char *tail)
+{
+	struct perf_event_header *hdr = first_record(ctx);
+	__u32 raw_size, n;
+	char *raw;
+
+	if (!hdr || hdr->type != PERF_RECORD_SAMPLE) {
+		TH_LOG("no sample in the ring");
+		return false;
+	}
+	memcpy(&raw_size, hdr + 1, 4);
+	raw = (char *)(hdr + 1) + sizeof(__u32);
+	if (raw_size != ((8 + len + 4 + 7) & ~7UL) - 4) {
+		TH_LOG("raw size %u for a %zu byte payload", raw_size, len);
+		return false;
+	}
+	memcpy(&n, raw + 8, 4);
+	if (n != len || strcmp(raw + 8 + len - strlen(tail) - 1, tail)) {
+		TH_LOG("sample holds n=%u, not the %zu byte payload", n, len);
+		return false;
+	}
+
+	return true;
+}
+
+static int trace_lines_with(const char *text)
+{
+	char *trace = ue_read_file(TRACE_FILE);
+	char *at = trace;
+	int n = 0;
+
+	while (at && (at = strstr(at, text))) {
+		n++;
+		at += strlen(text);
+	}
+	free(trace);
+
+	return n;
+}
+
+TEST_F(user, perf_write_largest_record) {
 	struct perf_ctx ctx;
+	struct ue_limits l;
+	char tail[32];
+	char *buf;
 	int index = -1;
 	int id;
 
-	ASSERT_NE(NULL, payload);
-	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 a", &self->check,
-			       31, 4, 0, &index));
-	id = event_id();
+	ue_get_limits(&l);
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd,
+			       EVENT " u32 n; __data_loc char[] tail",
+			       &self->check, 31, 4, 0, &index));
+	id = ue_event_id(EVENT);
 	ASSERT_LT(0, id);
-	ASSERT_EQ(0, perf_attach(&ctx, id));
-	memcpy(payload, &index, sizeof(index));
+	ASSERT_EQ(0, perf_attach_size(&ctx, id, 4 * 8192));
 
-	/* Fits perf's 8 KiB limit. */
-	ASSERT_WRITE(4 + 1000, write(self->data_fd, payload, 4 + 1000));
+	/* The largest raw sample perf takes, recorded whole */
+	buf = big_write(index, l.perf, tail, sizeof(tail));
+	ASSERT_NE(NULL, buf);
+	ASSERT_WRITE(4 + l.perf, write(self->data_fd, buf, 4 + l.perf));
+	free(buf);
+	ASSERT_TRUE(sample_holds(_metadata, &ctx, l.perf, tail));
 
-	/* Does not fit: reported, not dropped. */
-	ASSERT_EQ(-1, write(self->data_fd, payload, 4 + big));
+	/* One byte more: reported, not dropped */
+	buf = big_write(index, l.perf + 1, tail, sizeof(tail));
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(-1, write(self->data_fd, buf, 4 + l.perf + 1));
 	ASSERT_EQ(E2BIG, errno);
+	free(buf);
 
 	perf_detach(&ctx);
-	free(payload);
+}
+
+/* With ftrace and perf attached, the smaller limit counts for both */
+TEST_F(user, ftrace_and_perf_largest_record) {
+	struct perf_ctx ctx;
+	struct ue_limits l;
+	char tail[32], line[96];
+	char *buf;
+	int index = -1;
+	int id;
+
+	ue_get_limits(&l);
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd,
+			       EVENT " u32 n; __data_loc char[] tail",
+			       &self->check, 31, 4, 0, &index));
+	id = ue_event_id(EVENT);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, perf_attach_size(&ctx, id, 4 * 8192));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_clear_trace());
+
+	buf = big_write(index, l.both, tail, sizeof(tail));
+	ASSERT_NE(NULL, buf);
+	ASSERT_WRITE(4 + l.both, write(self->data_fd, buf, 4 + l.both));
+	free(buf);
+	ASSERT_TRUE(sample_holds(_metadata, &ctx, l.both, tail));
+	snprintf(line, sizeof(line), EVENT ": n=%ld tail=%s", l.both, tail);
+	ASSERT_EQ(1, trace_lines_with(line));
+
+	/* Fits one of them only: neither records it */
+	buf = big_write(index, l.both + 1, tail, sizeof(tail));
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(-1, write(self->data_fd, buf, 4 + l.both + 1));
+	ASSERT_EQ(E2BIG, errno);
+	free(buf);
+	ASSERT_EQ(0, trace_lines_with(tail));
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	perf_detach(&ctx);
+}
+
+/*
+ * A perf attachment alone holds the event: DIAG_IOCSDEL is refused
+ * while it is open and works as soon as it is closed.
+ */
+TEST_F(user, delete_while_only_perf_holds_ebusy) {
+	struct perf_ctx ctx;
+	int id;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 a", &self->check,
+			       31, 4, USER_EVENT_REG_PERSIST, NULL));
+	id = ue_event_id(EVENT);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, perf_attach(&ctx, id));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->check, 31));
+	close(self->data_fd);
+	self->data_fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, self->data_fd);
+
+	ASSERT_EQ(-1, ue_del(EVENT));
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_TRUE(ue_exists(EVENT_DIR));
+
+	perf_detach(&ctx);
+	ASSERT_EQ(0, ue_del(EVENT));
+	ASSERT_FALSE(ue_exists(EVENT_DIR));
 }
 
 TEST_HARNESS_MAIN

@@ -58,10 +58,10 @@ static void sec_cleanup(void)
 {
 	ue_enable(EVENT, 0);
 	ue_enable(EVENT_FAULT, 0);
-	ue_delete_wait(EVENT, 1000);
-	ue_delete_wait(EVENT_NEW, 1000);
-	ue_delete_wait(EVENT_FAULT, 1000);
-	ue_delete_wait(EVENT_P, 1000);
+	ue_cleanup_event(EVENT);
+	ue_cleanup_event(EVENT_NEW);
+	ue_cleanup_event(EVENT_FAULT);
+	ue_cleanup_event(EVENT_P);
 }
 
 FIXTURE_SETUP(sec) {
@@ -194,8 +194,7 @@ static int try_bad_enable_addrs(void *arg)
 		/* Nothing was registered there to unregister */
 		errno = 0;
 		CHILD_CHECK(ue_unreg_fd(fd, (void *)(uintptr_t)bad_addrs[i],
-					0) == -1 &&
-			    (errno == ENOENT || errno == EFAULT));
+					0) == -1 && errno == ENOENT);
 	}
 
 	/* The kernel reads nothing from kernel addresses either */
@@ -226,10 +225,12 @@ static int try_bad_enable_addrs(void *arg)
 		CHILD_CHECK(ioctl(fd, DIAG_IOCSDEL,
 				  (void *)(uintptr_t)bad_addrs[i]) == -1 &&
 			    errno == EFAULT);
-		/* A payload there: EBADF (nothing traces yet) or EFAULT */
+		/*
+		 * A payload there: the VFS checks every iovec for a user
+		 * range before the call reaches user_events
+		 */
 		errno = 0;
-		CHILD_CHECK(writev(fd, io, 2) == -1 &&
-			    (errno == EFAULT || errno == EBADF));
+		CHILD_CHECK(writev(fd, io, 2) == -1 && errno == EFAULT);
 		/* The index itself there */
 		io[0].iov_base = (void *)(uintptr_t)bad_addrs[i];
 		errno = 0;
@@ -379,9 +380,8 @@ TEST_F(sec, persistent_events_protected) {
 	/* Nothing was created, the persistent event outlives the child */
 	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT_NEW));
 	ASSERT_FALSE(multi_exists(EVENT_NEW));
-	ue_sleep_ms(200);
 	ASSERT_TRUE(ue_exists(EVENTS_DIR "/" EVENT_P));
-	ASSERT_EQ(0, ue_del_retry(EVENT_P, WAIT_MS));
+	ASSERT_EQ(0, ue_del(EVENT_P));
 	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT_P));
 }
 
@@ -504,6 +504,7 @@ TEST_F(sec, no_kernel_addresses_shown) {
 			       NULL));
 	ASSERT_EQ(0, munmap(gone, page));
 	ASSERT_EQ(0, ue_enable(EVENT_FAULT, 1));
+	/* Time for the fault worker to fail and log it (asynchronous) */
 	ue_sleep_ms(500);
 	ASSERT_EQ(0, ue_enable(EVENT_FAULT, 0));
 	ue_unreg_fd(fd, gone, 3);

@@ -33,6 +33,14 @@ enum { REGS, WRITES, FORKS, EXECS, PERF_OPENS, TOGGLES, NR_COUNTS };
 
 static atomic_long *counts;
 
+static const char * const count_names[NR_COUNTS] = {
+	"registrations", "writes", "forks", "execs", "perf opens",
+	"ftrace toggles",
+};
+
+/* Minimum of each per 10 s of run time */
+static const long min_per_10s[NR_COUNTS] = { 40, 20, 5, 1, 10, 40 };
+
 static void count(int what)
 {
 	/* The re-executed child has no counters */
@@ -351,6 +359,22 @@ TEST_F_TIMEOUT(stress, concurrent_lifetimes, 200)
 	       counted(PERF_OPENS),
 	       counted(TOGGLES), atomic_load(&errors));
 	EXPECT_EQ(0, atomic_load(&errors));
+
+	/*
+	 * Every kind of operation really ran, and often: an idle worker
+	 * would make the run prove nothing. The minimums are about a tenth
+	 * of what the debug guest does on two shared host cores.
+	 */
+	for (i = 0; i < NR_COUNTS; i++) {
+		long want = min_per_10s[i] * seconds / 10;
+
+		if (want < 1)
+			want = 1;
+		EXPECT_LE(want, counted(i)) {
+			TH_LOG("%s: %ld, expected at least %ld",
+			       count_names[i], counted(i), want);
+		}
+	}
 
 	/* Nothing is left enabled, registered or referenced */
 	stress_cleanup();

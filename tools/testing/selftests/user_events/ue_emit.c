@@ -13,8 +13,6 @@
  *	ue_emit			reads commands from stdin, one per line, and
  *				answers each with one line on stdout:
  *	  bit			"A B": the two enable bits
- *	  wait a|b 0|1		waits (10 s at most) until that bit has the
- *				value: "ok" or "timeout A B"
  *	  emit a|b FIRST K MSG DMSG RMSG
  *				K records with count FIRST..FIRST+K-1 and the
  *				given strings, each written only while the
@@ -25,7 +23,9 @@
  *	ue_emit once FIRST K MSG DMSG RMSG
  *				waits (10 s at most) for ue_tools_a's bit, emits
  *				K records of ue_tools_a and exits (0 when all
- *				were written); for perf/trace-cmd workloads.
+ *				were written); for perf/trace-cmd workloads,
+ *				which attach to the event at a time of their
+ *				own, hence the wait.
  *
  * The loops are here rather than in the shell script: every exec in the
  * debug guest costs seconds.
@@ -158,7 +158,7 @@ static int event_arg(const char *s)
 
 static void serve(void)
 {
-	char line[512], a1[16], a2[16], msg[128], dmsg[128], rmsg[128];
+	char line[512], a1[16], msg[128], dmsg[128], rmsg[128];
 	unsigned long first, k;
 
 	while (fgets(line, sizeof(line), stdin)) {
@@ -168,11 +168,6 @@ static void serve(void)
 			printf("%d\n", getpid());
 		} else if (!strncmp(line, "quit", 4)) {
 			break;
-		} else if (sscanf(line, "wait %15s %15s", a1, a2) == 2) {
-			if (wait_bit(event_arg(a1), atoi(a2)))
-				printf("timeout %d %d\n", bit(0), bit(1));
-			else
-				printf("ok\n");
 		} else if (sscanf(line, "emit %15s %lu %lu %127s %127s %127s",
 				  a1, &first, &k, msg, dmsg, rmsg) == 6) {
 			printf("wrote %lu\n",

@@ -11,8 +11,10 @@
 #ifndef _USER_EVENTS_SELFTESTS_H
 #define _USER_EVENTS_SELFTESTS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -107,13 +109,22 @@ static inline bool ue_tracefs_ready(const char **reason, bool *fail,
 		umount(TRACEFS_DIR);					\
 } while (0)
 
-/* Register @cmd with its enable bit at @addr; returns the ioctl result. */
+/* What the helpers put in write_index before DIAG_IOCSREG fills it in */
+#define UE_INDEX_GARBAGE	0x5eadbeefU
+
+/*
+ * Register @cmd with its enable bit at @addr; returns the ioctl result.
+ * On success *@index (when given) is what the kernel stored, which the
+ * callers compare with the index they expect.
+ */
 static inline int ue_reg_fd(int fd, const char *cmd, void *addr, int bit,
 			    int size, int flags, int *index)
 {
 	struct user_reg reg = {0};
 	int ret;
 
+	/* The kernel must store the index: start with garbage */
+	reg.write_index = UE_INDEX_GARBAGE;
 	reg.size = sizeof(reg);
 	reg.name_args = (__u64)(unsigned long)cmd;
 	reg.enable_bit = bit;
@@ -232,6 +243,21 @@ static inline const char *ue_event_file(char *buf, size_t len,
 	return buf;
 }
 
+/*
+ * Bounded waits, each for something the kernel does asynchronously by
+ * design; everything else a test checks at once.
+ *
+ * UE_AUTO_DELETE_MS: a non-persistent event whose last reference went
+ * is deleted by a kernel work item shortly after (the last put may come
+ * from a tracer's unregister, where an event cannot be removed).
+ *
+ * UE_FAULT_MS: an enable bit whose page is not present or not writable
+ * (dropped, copy-on-write after fork, remapped) is written by the
+ * kernel's fault worker after it faulted the page in.
+ */
+#define UE_AUTO_DELETE_MS	5000
+#define UE_FAULT_MS		10000
+
 /* Wait up to @ms for @path to exist (@want) or be gone (!@want). */
 static inline bool ue_wait_path(const char *path, bool want, int ms)
 {
@@ -242,8 +268,14 @@ static inline bool ue_wait_path(const char *path, bool want, int ms)
 			return true;
 		if (ue_now_ms() > end)
 			return false;
-		ue_sleep_ms(10);
+		ue_sleep_ms(5);
 	}
+}
+
+/* Wait for the auto-delete of the event whose directory is @path. */
+static inline bool ue_wait_auto_delete(const char *path)
+{
+	return ue_wait_path(path, false, UE_AUTO_DELETE_MS);
 }
 
 /*
@@ -255,7 +287,10 @@ static inline int ue_load(const int *word)
 	return __atomic_load_n(word, __ATOMIC_RELAXED);
 }
 
-/* Wait up to @ms for *@word to become @want. */
+/*
+ * Wait up to @ms for *@word to become @want: only for updates that need
+ * the fault worker (see UE_FAULT_MS) or another process' action.
+ */
 static inline bool ue_wait_int(const int *word, int want, int ms)
 {
 	long end = ue_now_ms() + ms;
@@ -265,7 +300,7 @@ static inline bool ue_wait_int(const int *word, int want, int ms)
 			return true;
 		if (ue_now_ms() > end)
 			return false;
-		ue_sleep_ms(5);
+		ue_sleep_ms(1);
 	}
 }
 
@@ -379,7 +414,7 @@ static inline int ue_active_count(void)
 	return count;
 }
 
-/* Wait up to @ms for the Active count to become @want. */
+/* Wait up to @ms for the Active count to become @want (auto-deletes). */
 static inline bool ue_wait_active(int want, int ms)
 {
 	long end = ue_now_ms() + ms;
@@ -389,39 +424,156 @@ static inline bool ue_wait_active(int want, int ms)
 			return true;
 		if (ue_now_ms() > end)
 			return false;
-		ue_sleep_ms(10);
+		ue_sleep_ms(5);
+	}
+}
+
+/* Does any multi-format version of @name ("name.<id>") exist? */
+static inline bool ue_multi_exists(const char *name)
+{
+	char pattern[512];
+	glob_t g;
+	bool found;
+
+	snprintf(pattern, sizeof(pattern), MULTI_DIR "/%s.*/format", name);
+	found = glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+
+	return found;
+}
+
+/*
+ * Does an event of @name exist, single- or multi-format? (Its directory
+ * has a format file; the system's own "enable" and "filter" do not.)
+ */
+static inline bool ue_event_exists(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), EVENTS_DIR "/%s/format", name);
+
+	return ue_exists(path) || ue_multi_exists(name);
+}
+
+/*
+ * Remove what an earlier (failed) run may have left of event @name, for
+ * fixture setup and teardown: a persistent event is deleted at once, a
+ * non-persistent one goes with its last reference through the kernel's
+ * auto-delete (UE_AUTO_DELETE_MS). True when nothing of @name is left.
+ */
+static inline bool ue_cleanup_event(const char *name)
+{
+	long end = ue_now_ms() + UE_AUTO_DELETE_MS;
+
+	for (;;) {
+		/* 0, ENOENT or EBUSY (a leftover still held): all fine */
+		ue_del(name);
+		if (!ue_event_exists(name))
+			return true;
+		if (ue_now_ms() > end)
+			return false;
+		ue_sleep_ms(5);
 	}
 }
 
 /*
- * Remove event @name and wait until it is gone: DIAG_IOCSDEL succeeds
- * for an unreferenced event, and a reference still being dropped
- * (deferred by RCU) only delays it.
+ * The number of user events that exist, counted from their tracefs
+ * directories (not from user_events_status).
  */
-static inline bool ue_delete_wait(const char *name, int ms)
+static inline int ue_count_event_dirs(void)
 {
-	long end = ue_now_ms() + ms;
+	static const char * const systems[] = { EVENTS_DIR, MULTI_DIR };
+	struct dirent *d;
+	unsigned int i;
+	int count = 0;
+	DIR *dir;
 
-	for (;;) {
-		if (ue_del(name) == 0 || errno == ENOENT)
-			return true;
-		if (errno != EBUSY || ue_now_ms() > end)
-			return false;
-		ue_sleep_ms(10);
+	for (i = 0; i < 2; i++) {
+		dir = opendir(systems[i]);
+		if (!dir)
+			continue;
+		while ((d = readdir(dir))) {
+			if (d->d_type == DT_DIR && d->d_name[0] != '.')
+				count++;
+		}
+		closedir(dir);
 	}
+
+	return count;
 }
 
-/* DIAG_IOCSDEL, retried while a reference is still being dropped. */
-static inline int ue_del_retry(const char *name, int ms)
+/* Append one line to dynamic_events: 0 or the errno. */
+static inline int ue_dyn_write(const char *cmd)
 {
-	long end = ue_now_ms() + ms;
-	int ret;
+	int fd = open(DYN_FILE, O_WRONLY | O_APPEND);
+	int ret = 0;
 
-	while ((ret = ue_del(name)) == -1 && errno == EBUSY &&
-	       ue_now_ms() < end)
-		ue_sleep_ms(10);
+	if (fd < 0)
+		return errno;
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		ret = errno;
+	close(fd);
 
 	return ret;
+}
+
+/*
+ * DIAG_IOCSDEL of an event that nothing references any more (no fd slot,
+ * no enabler, no tracer): the kernel deletes it at once and returns 0,
+ * or finds it gone already (ENOENT) when its auto-delete came first;
+ * never EBUSY. True when that held and the event is gone afterwards.
+ */
+static inline bool ue_del_unreferenced(const char *name)
+{
+	int ret = ue_del(name);
+
+	if (ret != 0 && errno != ENOENT)
+		return false;
+
+	return !ue_event_exists(name);
+}
+
+/* The payload size limits of each tracer, from the page size */
+struct ue_limits {
+	long page;
+	long ftrace;	/* largest payload in one ring buffer page */
+	long perf;	/* largest payload of a perf raw sample */
+	long both;	/* with ftrace and perf attached */
+	long max_static;	/* largest static size an event may have */
+};
+
+/*
+ * A record is the 8-byte common header and the payload. ftrace keeps it
+ * in one ring buffer page, which loses 40 bytes to the page header, the
+ * event header and a time stamp: payload <= PAGE_SIZE - 48. perf's raw
+ * sample is ALIGN(8 + payload + 4, 8) - 4 bytes, at most
+ * PERF_MAX_TRACE_SIZE (8192): payload <= 8180. An event whose static
+ * size no tracer of this kernel can record cannot be registered.
+ */
+static inline void ue_get_limits(struct ue_limits *l)
+{
+	bool perf = ue_exists("/proc/sys/kernel/perf_event_paranoid");
+	long most;
+
+	l->page = sysconf(_SC_PAGESIZE);
+	l->ftrace = l->page - 48;
+	l->perf = 8192 - 12;
+	l->both = l->ftrace < l->perf ? l->ftrace : l->perf;
+	most = perf && l->perf > l->ftrace ? l->perf : l->ftrace;
+	l->max_static = most < 65535 ? most : 65535;
+}
+
+/* The id of single-format event @name, or -1. */
+static inline int ue_event_id(const char *name)
+{
+	char path[512], *text;
+	int id;
+
+	text = ue_read_file(ue_event_file(path, sizeof(path), name, "id"));
+	id = text ? atoi(text) : -1;
+	free(text);
+
+	return id;
 }
 
 /* Size of the trace file, which grows with each recorded event. */
