@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events across fork and execve, with races:
+ *
+ * - a parent with NR_ENABLERS enablers forks while a thread of it flips
+ *   the event's ftrace enable at varied delays: each child's bits end up
+ *   equal to the event state, like the parent's; also with the parent's
+ *   enable page dropped (MADV_DONTNEED) just before, so that a fault is
+ *   pending in the parent during the fork;
+ * - a process forks on one thread while another registers and
+ *   unregisters: no child sees anything but its own copies, and once
+ *   they are gone nothing of them holds the event;
+ * - execve drops the process' enablers: the event reference goes at
+ *   once, the new image's memory at the old address is never written.
+ *
+ * After fork returns the child's bits equal the event state, except when
+ * a tracer change raced the fork or a page needed a fault: then the
+ * kernel's fault worker writes them. That convergence is waited for,
+ * bounded by CONVERGE_MS, and the longest wait is reported.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "user_events_selftests.h"
+
+#define EVENT		"__fork_event"
+#define EVENT_CMD	EVENT " u32 a"
+#define EVENT_P		"__fork_event_p"
+#define EVENT_N		"__fork_event_n"
+#define NR_WORDS	96
+#define NR_ENABLERS	(NR_WORDS * 32)
+#define NR_FORKS	50
+#define CONVERGE_MS	2000
+#define EXEC_ARG	"--user-events-exec-child"
+/* Where the exec test maps its word, in both images */
+#define EXEC_ADDR	0x600000000000UL
+
+FIXTURE(fork) {
+	long page;
+	int *words;
+	int data_fd;
+	int enable_fd;
+	bool umount;
+};
+
+static void fork_cleanup(void)
+{
+	ue_enable(EVENT, 0);
+	ue_cleanup_event(EVENT);
+	ue_cleanup_event(EVENT_P);
+	ue_cleanup_event(EVENT_N);
+}
+
+FIXTURE_SETUP(fork) {
+	self->words = MAP_FAILED;
+	self->data_fd = -1;
+	self->enable_fd = -1;
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	fork_cleanup();
+	self->page = sysconf(_SC_PAGESIZE);
+	self->words = mmap(NULL, self->page, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->words);
+	self->data_fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, self->data_fd);
+}
+
+FIXTURE_TEARDOWN(fork) {
+	if (self->enable_fd >= 0)
+		close(self->enable_fd);
+	/* The enablers go with this process; the fd with the close */
+	if (self->data_fd >= 0)
+		close(self->data_fd);
+	ue_enable(EVENT, 0);
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/* Bits of @words that differ from @state (every bit is an enabler) */
+static int mismatches(int *words, int state)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < NR_WORDS; i++)
+		bad += __builtin_popcount(ue_load(&words[i]) ^ (state ? -1 : 0));
+
+	return bad;
+}
+
+/* Wait for @words to equal @state; ms waited, or -1 if they did not */
+static long converge(int *words, int state)
+{
+	long start = ue_now_ms();
+
+	for (;;) {
+		if (!mismatches(words, state))
+			return ue_now_ms() - start;
+		if (ue_now_ms() - start > CONVERGE_MS)
+			return -1;
+		ue_sleep_ms(1);
+	}
+}
+
+/* The thread that flips the event's enable file once per round */
+struct toggler {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int enable_fd;
+	int delay_us;
+	int state;		/* what to write next */
+	bool go, done, quit;
+	int err;
+};
+
+static void *toggler_main(void *arg)
+{
+	struct toggler *t = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&t->lock);
+	for (;;) {
+		while (!t->go && !t->quit)
+			pthread_cond_wait(&t->cond, &t->lock);
+		if (t->quit)
+			break;
+		t->go = false;
+		pthread_mutex_unlock(&t->lock);
+
+		ts.tv_sec = 0;
+		ts.tv_nsec = t->delay_us * 1000L;
+		nanosleep(&ts, NULL);
+		if (pwrite(t->enable_fd, t->state ? "1" : "0", 1, 0) != 1)
+			t->err = errno;
+
+		pthread_mutex_lock(&t->lock);
+		t->done = true;
+		pthread_cond_broadcast(&t->cond);
+	}
+	pthread_mutex_unlock(&t->lock);
+
+	return NULL;
+}
+
+/* What each child found, in memory shared with the parent */
+struct round {
+	long child_ms;		/* waited for convergence, -1: never */
+	int child_bad;
+};
+
+/* In the child: wait for the final state, then for the bits to match */
+static void child_check(int rfd, int *words, struct round *r)
+{
+	char state;
+
+	if (read(rfd, &state, 1) != 1)
+		_exit(2);
+	r->child_ms = converge(words, state);
+	r->child_bad = mismatches(words, state);
+	_exit(r->child_bad ? 1 : 0);
+}
+
+static void fork_race(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(fork) *self, bool zap)
+{
+	struct toggler t = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+	};
+	long parent_max = 0, child_max = 0, waited = 0, t0 = ue_now_ms(), t1;
+	struct round *rounds;
+	int i, state = 0, p[2];
+	char path[256];
+	pid_t pid;
+
+	for (i = 0; i < NR_ENABLERS; i++)
+		ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD,
+				       &self->words[i / 32], i % 32, 4, 0,
+				       NULL));
+	ASSERT_EQ(0, mismatches(self->words, 0));
+	t1 = ue_now_ms();
+
+	rounds = mmap(NULL, NR_FORKS * sizeof(*rounds),
+		      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	ASSERT_NE(MAP_FAILED, rounds);
+	self->enable_fd = open(ue_event_file(path, sizeof(path), EVENT,
+					     "enable"), O_WRONLY);
+	ASSERT_NE(-1, self->enable_fd);
+	t.enable_fd = self->enable_fd;
+	ASSERT_EQ(0, pthread_create(&t.thread, NULL, toggler_main, &t));
+
+	for (i = 0; i < NR_FORKS; i++) {
+		long ms;
+
+		ASSERT_EQ(0, pipe(p));
+		if (zap)
+			ASSERT_EQ(0, madvise(self->words, self->page,
+					     MADV_DONTNEED));
+
+		/* 0 to 20 ms: before, during and after the fork */
+		pthread_mutex_lock(&t.lock);
+		t.delay_us = (i * 7919) % 21 * 1000;
+		t.state = !state;
+		t.done = false;
+		t.go = true;
+		pthread_cond_broadcast(&t.cond);
+		pthread_mutex_unlock(&t.lock);
+
+		pid = fork();
+		ASSERT_NE(-1, pid);
+		if (pid == 0) {
+			close(p[1]);
+			child_check(p[0], self->words, &rounds[i]);
+		}
+		close(p[0]);
+
+		pthread_mutex_lock(&t.lock);
+		while (!t.done)
+			pthread_cond_wait(&t.cond, &t.lock);
+		pthread_mutex_unlock(&t.lock);
+		ASSERT_EQ(0, t.err);
+		state = !state;
+
+		/* The toggle is done: the child may check */
+		ASSERT_EQ(1, write(p[1], state ? "\1" : "\0", 1));
+		close(p[1]);
+		ms = converge(self->words, state);
+		ASSERT_LE(0, ms) {
+			TH_LOG("round %d: %d of the parent's bits are not %d after %d ms",
+			       i, mismatches(self->words, state), state,
+			       CONVERGE_MS);
+		}
+		if (ms > parent_max)
+			parent_max = ms;
+
+		ASSERT_EQ(0, ue_wait_child(pid)) {
+			TH_LOG("round %d (toggle after %d us): %d of the child's bits are not %d after %d ms",
+			       i, t.delay_us, rounds[i].child_bad, state,
+			       CONVERGE_MS);
+		}
+		if (rounds[i].child_ms > child_max)
+			child_max = rounds[i].child_ms;
+		waited += rounds[i].child_ms > 0;
+	}
+	TH_LOG("%d forks with %d enablers: longest convergence %ld ms in a child (%ld children waited), %ld ms in the parent",
+	       NR_FORKS, NR_ENABLERS, child_max, waited, parent_max);
+	TH_LOG("registrations %ld ms, rounds %ld ms", t1 - t0,
+	       ue_now_ms() - t1);
+
+	pthread_mutex_lock(&t.lock);
+	t.quit = true;
+	pthread_cond_broadcast(&t.cond);
+	pthread_mutex_unlock(&t.lock);
+	pthread_join(t.thread, NULL);
+	munmap(rounds, NR_FORKS * sizeof(*rounds));
+}
+
+TEST_F_TIMEOUT(fork, child_bits_follow_toggle_during_fork, 300) {
+	fork_race(_metadata, self, false);
+}
+
+TEST_F_TIMEOUT(fork, child_bits_follow_toggle_with_fault_pending, 300) {
+	fork_race(_metadata, self, true);
+}
+
+/* D13: forks on one thread while another registers and unregisters */
+#define NR_SLOTS	64
+#define NR_D13_FORKS	100
+
+struct churner {
+	int fd;
+	int *words;
+	volatile bool stop;
+	long rounds;
+	int err;
+};
+
+static void *churn_main(void *arg)
+{
+	struct churner *c = arg;
+	int slot;
+
+	while (!c->stop) {
+		slot = c->rounds++ % NR_SLOTS;
+		if (ue_reg_fd(c->fd, EVENT_P " u32 a", &c->words[slot], 0, 4,
+			      0, NULL) ||
+		    ue_unreg_fd(c->fd, &c->words[slot], 0)) {
+			c->err = errno;
+			break;
+		}
+	}
+
+	return NULL;
+}
+
+/*
+ * The child owns copies of what was registered at the fork: each of its
+ * unregisters finds one (0, and the bit is clear) or nothing (ENOENT).
+ */
+static int d13_child(int fd, int *words)
+{
+	int slot;
+
+	for (slot = 0; slot < NR_SLOTS; slot++) {
+		if (ue_unreg_fd(fd, &words[slot], 0) == 0) {
+			if (ue_load(&words[slot]) & 1)
+				return 1;
+		} else if (errno != ENOENT) {
+			return 2;
+		}
+	}
+
+	return 0;
+}
+
+TEST_F_TIMEOUT(fork, fork_while_unregistering, 300) {
+	struct churner c = { .fd = self->data_fd, .words = self->words };
+	pthread_t thread;
+	int i, ret, failed = 0;
+	pid_t pid;
+
+	/* Persistent and traced: every registration writes its bit */
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_P " u32 a",
+			       &self->words[NR_SLOTS], 0, 4,
+			       USER_EVENT_REG_PERSIST, NULL));
+	ASSERT_EQ(0, ue_enable(EVENT_P, 1));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, churn_main, &c));
+
+	for (i = 0; i < NR_D13_FORKS; i++) {
+		pid = fork();
+		ASSERT_NE(-1, pid);
+		if (pid == 0)
+			_exit(d13_child(self->data_fd, self->words));
+		ret = ue_wait_child(pid);
+		if (ret)
+			TH_LOG("fork %d: child exit %d", i, ret);
+		failed += ret != 0;
+	}
+	c.stop = true;
+	pthread_join(thread, NULL);
+	TH_LOG("%d forks against %ld register/unregister rounds", i, c.rounds);
+	ASSERT_EQ(0, c.err);
+	ASSERT_EQ(0, failed);
+	ASSERT_LT(NR_D13_FORKS, c.rounds);
+
+	/* Nothing of the children holds the event any more */
+	ASSERT_EQ(0, ue_enable(EVENT_P, 0));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->words[NR_SLOTS], 0));
+	close(self->data_fd);
+	self->data_fd = -1;
+	ASSERT_EQ(0, ue_del(EVENT_P)) {
+		TH_LOG("DIAG_IOCSDEL: %s", strerror(errno));
+	}
+}
+
+/*
+ * execve: the exec'd image maps a word at the address the old image
+ * registered, then reports it on request. The old image's enablers are
+ * gone: their event reference at once, and nothing writes the word.
+ */
+static int exec_child(int argc, char **argv)
+{
+	int ready = atoi(argv[2]), cmd = atoi(argv[3]);
+	int *word;
+	char c;
+
+	word = mmap((void *)EXEC_ADDR, getpagesize(), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (word != (void *)EXEC_ADDR)
+		return 1;
+	/* Present and writable: a write by the kernel would land at once */
+	*word = 0;
+	if (write(ready, "r", 1) != 1)
+		return 2;
+	while (read(cmd, &c, 1) == 1) {
+		int value = ue_load(word);
+
+		if (write(ready, &value, sizeof(value)) != sizeof(value))
+			return 3;
+	}
+
+	return 0;
+}
+
+/* Fork, register at EXEC_ADDR with @flags, exec exec_child() */
+static pid_t exec_start(const char *cmd, int bit, int flags, int ready[2],
+			int go[2], const char *cmd2, int bit2)
+{
+	char self_path[256], rfd[16], cfd[16];
+	ssize_t n;
+	pid_t pid;
+	int *word;
+
+	n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	if (n <= 0 || pipe(ready) || pipe(go))
+		return -1;
+	self_path[n] = '\0';
+
+	pid = fork();
+	if (pid)
+		return pid;
+
+	word = mmap((void *)EXEC_ADDR, getpagesize(), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (word != (void *)EXEC_ADDR)
+		_exit(10);
+	if (ue_reg(cmd, word, bit, 4, flags))
+		_exit(11);
+	if (cmd2 && ue_reg(cmd2, word, bit2, 4, 0))
+		_exit(12);
+	close(ready[0]);
+	close(go[1]);
+	snprintf(rfd, sizeof(rfd), "%d", ready[1]);
+	snprintf(cfd, sizeof(cfd), "%d", go[0]);
+	execl(self_path, self_path, EXEC_ARG, rfd, cfd, NULL);
+	_exit(13);
+}
+
+TEST_F(fork, exec_drops_enablers_at_once) {
+	int ready[2], go[2], value = -1, own = 0;
+	char c;
+	pid_t pid;
+
+	/* EVENT stays alive through the parent's own enabler */
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, &own, 0, 4, 0));
+
+	pid = exec_start(EVENT_P " u32 a", 0, USER_EVENT_REG_PERSIST, ready,
+			 go, EVENT_CMD, 1);
+	ASSERT_LT(0, pid);
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1)) {
+		TH_LOG("exec'd child did not start: exit %d",
+		       ue_wait_child(pid));
+	}
+
+	/* The old image's enabler held the persistent event: no more */
+	ASSERT_EQ(0, ue_del(EVENT_P)) {
+		TH_LOG("DIAG_IOCSDEL right after the exec: %s",
+		       strerror(errno));
+	}
+
+	/* Enabling writes the parent's bit, not the new image's word */
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, own);
+	ASSERT_EQ(1, write(go[1], "c", 1));
+	ASSERT_EQ(sizeof(value), read(ready[0], &value, sizeof(value)));
+	ASSERT_EQ(0, value);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, own);
+
+	close(go[1]);
+	ASSERT_EQ(0, ue_wait_child(pid));
+	close(ready[0]);
+	ASSERT_EQ(0, ue_unreg(&own, 0));
+}
+
+/* The last reference of a non-persistent event went with the exec */
+TEST_F(fork, exec_drops_last_reference) {
+	char dir[256];
+	int ready[2], go[2];
+	pid_t pid;
+	char c;
+
+	snprintf(dir, sizeof(dir), EVENTS_DIR "/" EVENT_N);
+	pid = exec_start(EVENT_N " u32 a", 0, 0, ready, go, NULL, 0);
+	ASSERT_LT(0, pid);
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+
+	/* Unreferenced now: deleted right away (or auto-deleted already) */
+	ASSERT_TRUE(ue_del_unreferenced(EVENT_N)) {
+		TH_LOG("DIAG_IOCSDEL right after the exec: %s",
+		       strerror(errno));
+	}
+	ASSERT_FALSE(ue_exists(dir));
+
+	close(go[1]);
+	ASSERT_EQ(0, ue_wait_child(pid));
+	close(ready[0]);
+}
+
+static void __attribute__((constructor)) __constructor_order_last(void)
+{
+	if (!__constructor_order)
+		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], EXEC_ARG))
+		return exec_child(argc, argv);
+
+	return test_harness_run(argc, argv);
+}
