@@ -4,32 +4,46 @@
 # KUnit results, scan for leaks, save dmesg.  Everything goes to
 # $UE_RESULTS; the host parses and judges it.
 #
-# UE_T: run only these kselftest programs (comma-separated names)
+# UE_T: run only these kselftest programs (comma-separated names); the
+#   selection is written to $UE_RESULTS/kselftest/selected.txt
 # UE_SKIP_KMEMLEAK=1: skip the (slow) final kmemleak scan
 # UE_TIMEOUT_FACTOR: multiplies the kselftest "settings" timeout (3)
 R=$UE_RESULTS
 mkdir -p "$R/kselftest" "$R/kunit"
 uptime() { local u; u=$(</proc/uptime); echo "${u%% *}s"; }
 
-list=$UE_KSELFTEST/kselftest-list.txt
+# The programs to run: every one of kselftest-list.txt, or those UE_T
+# names.  The selection is recorded for the host (results.sh), which
+# judges exactly these.
+sel=()
 while IFS=: read -r coll prog; do
 	[ -n "$prog" ] || continue
-	if [ -n "${UE_T:-}" ] && [[ ",$UE_T," != *",$prog,"* ]]; then
-		continue
-	fi
+	[ -z "${UE_T:-}" ] || [[ ",$UE_T," == *",$prog,"* ]] || continue
+	sel+=("$coll:$prog")
+done < "$UE_KSELFTEST/kselftest-list.txt"
+printf '%s\n' "${sel[@]}" > "$R/kselftest/selected.txt"
+
+# "[guest] UPTIME test I/N: ..." lines are what the host shows as progress
+n=0
+for cp in "${sel[@]}"; do
+	n=$((n + 1))
+	coll=${cp%%:*} prog=${cp#*:}
 	dir=$UE_KSELFTEST/$coll
 	t=45
 	while IFS='=' read -r k v; do
 		[ "$k" = timeout ] && t=$v
 	done < "$dir/settings" 2>/dev/null
 	t=$((t * ${UE_TIMEOUT_FACTOR:-3}))
-	echo "[guest] $(uptime) $coll:$prog (timeout ${t}s)"
+	echo "[guest] $(uptime) test $n/${#sel[@]}: $cp (timeout ${t}s)"
+	start=$SECONDS
 	# A writable cwd of its own: the 9p root is read-only
 	mkdir -p "/tmp/kselftest/$prog"
 	(cd "/tmp/kselftest/$prog" && timeout -k 5 "$t" "$dir/$prog") \
 		> "$R/kselftest/$prog.tap" 2>&1
-	echo $? > "$R/kselftest/$prog.rc"
-done < "$list"
+	rc=$?
+	echo $rc > "$R/kselftest/$prog.rc"
+	echo "[guest] $(uptime) test $n/${#sel[@]}: $cp exited with $rc after $((SECONDS - start)) s"
+done
 
 for d in /sys/kernel/debug/kunit/*/; do
 	d=${d%/}
