@@ -10,7 +10,10 @@
 # seen as $UE_RESULTS in the guest; the serial console goes to
 # RESULTS_DIR/console.log.  VAR=VALUE pairs reach the guest script's
 # environment via the kernel command line (no spaces in values).
-# Exit 0 only when the guest wrote RESULTS_DIR/done before powering off.
+# Exits with the guest script's exit status (RESULTS_DIR/script.rc), or 1
+# when the guest did not finish (no RESULTS_DIR/done): a hang, a panic.
+# While a batch guest runs, its latest "[guest] UPTIME TEXT" console line
+# is shown: on a terminal updated every few seconds, else once a minute.
 #
 # Environment: UE_ACCEL (tcg), UE_TIMEOUT (seconds, 900), UE_MEM (2G),
 # UE_SMP (2), UE_CMDLINE (extra kernel parameters), UE_QEMU_ARGS (extra
@@ -56,22 +59,46 @@ if [ $mode = interactive ]; then
 	exec "${qemu[@]}" -nographic -serial mon:stdio
 fi
 
+# watch_guest LOG: show the latest "[guest] UPTIME TEXT" line of the
+# console and for how long it has been the latest, until killed
+watch_guest()
+{
+	local logf=$1 every=60 start=$SECONDS shown=$SECONDS line prev= since=$SECONDS msg
+	[ -t 2 ] && every=3
+	trap '[ $every = 3 ] && printf "\r\033[K" >&2; exit 0' TERM
+	while sleep 1; do
+		line=$(tail -c 65536 "$logf" 2>/dev/null | grep -a '^\[guest\] ' | tail -n 1 | tr -d '\r')
+		line=${line#\[guest\] }
+		line=${line#* }
+		[ -z "$line" ] || [ "$line" = "$prev" ] || { prev=$line since=$SECONDS; }
+		[ $((SECONDS - shown)) -ge $every ] || continue
+		shown=$SECONDS
+		msg="guest $(mmss $((SECONDS - start))): ${prev:-booting}"
+		[ -z "$prev" ] || msg+=" ($(mmss $((SECONDS - since))))"
+		if [ $every = 3 ]; then
+			printf '\r\033[K[harness] %s' "${msg:0:$(( $(tput cols 2>/dev/null || echo 100) - 11 ))}" >&2
+		else
+			log "$msg"
+		fi
+	done
+}
+
 limit=${UE_TIMEOUT:-900}
 log "booting $flavour kernel (accel ${UE_ACCEL:-tcg}, timeout ${limit}s), console: ${log#"$UE_REPO"/}"
 start=$SECONDS
 : > "$log"
 if [ $mode = follow ]; then
 	tail -n +1 -f "$log" &
-	tailpid=$!
+else
+	watch_guest "$log" &
 fi
+watchpid=$!
 rc=0
 timeout -k 10 "$limit" "${qemu[@]}" -display none -monitor none -serial "file:$log" \
 	</dev/null || rc=$?
-if [ $mode = follow ]; then
-	sleep 0.5
-	kill "$tailpid" 2>/dev/null || true
-	wait "$tailpid" 2>/dev/null || true
-fi
+[ $mode = batch ] || sleep 0.5
+kill "$watchpid" 2>/dev/null || true
+wait "$watchpid" 2>/dev/null || true
 log "guest ran $((SECONDS - start)) s"
 
 if [ ! -f "$res/done" ]; then
@@ -88,3 +115,6 @@ if [ ! -f "$res/done" ]; then
 	log "guest run FAILED: $why"
 	exit 1
 fi
+grc=$(cat "$res/script.rc" 2>/dev/null || echo 1)
+[ "$grc" = 0 ] || log "the guest script ${script##*/} exited with $grc"
+exit "$grc"
