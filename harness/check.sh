@@ -45,9 +45,9 @@ for a in arm64-perf-n $ARCHES; do
 done
 OURS='kernel/trace/trace_events_user[^/]*\.c|include/(uapi/)?linux/user_events\.h'
 OUR_C=(kernel/trace/trace_events_user.c kernel/trace/trace_events_user_kunit.c)
-PATCHED_C=(kernel/fork.c kernel/trace/trace.c)
 
-# Kconfig fragments of the x86_64 variants (after the release config + KUnit)
+# Kconfig fragments of the x86_64 variants, after the release config +
+# BASE_FRAG (KUnit, and event injection so that all our patched files build)
 declare -A VARIANT=(
 	[w1]=""
 	[clang]=""
@@ -55,10 +55,10 @@ declare -A VARIANT=(
 	[preempt]=$'CONFIG_PREEMPT=y\nCONFIG_DEBUG_KERNEL=y\nCONFIG_DEBUG_ATOMIC_SLEEP=y'
 	[compat-n]=$'# CONFIG_IA32_EMULATION is not set\n# CONFIG_X86_X32_ABI is not set\n# CONFIG_COMPAT is not set'
 	[hist-n]="# CONFIG_HIST_TRIGGERS is not set"
-	[kunit-m]=$'CONFIG_MODULES=y\nCONFIG_KUNIT=m'
+	[kunit-m]=$'CONFIG_MODULES=y\nCONFIG_KUNIT=m\n# CONFIG_USER_EVENTS_KUNIT_TEST is not set'
 	[modules-n]="# CONFIG_MODULES is not set"
 )
-BASE_FRAG=$'CONFIG_KUNIT=y\n# CONFIG_KUNIT_ALL_TESTS is not set\nCONFIG_USER_EVENTS_KUNIT_TEST=y'
+BASE_FRAG=$'CONFIG_TRACE_EVENT_INJECT=y\nCONFIG_KUNIT=y\n# CONFIG_KUNIT_ALL_TESTS is not set\nCONFIG_USER_EVENTS_KUNIT_TEST=y'
 
 pass=0 fail=0 skip=0 lines=()
 result()	# result ok|fail|skip NAME TEXT
@@ -76,16 +76,21 @@ lock() { unset UE_LOCKED; lock_build; }
 unlock() { exec 9>&-; unset UE_LOCKED; }
 wanted() { [ -z "${UE_CHECK:-}" ] || [[ ",$UE_CHECK," == *",$1,"* ]]; }
 
-# "path:line" of every line our patches add (line numbers of the patched file)
+# "path:line" of every line our patches add (each file of the tree has
+# one patch, so these are the line numbers of the assembled file)
 added_lines()
 {
-	grep -v '^[[:space:]]*\(#\|$\)' "$UE_REPO/patches/series" | awk '{print $1}' |
-	while IFS= read -r p; do
-		awk '/^\+\+\+ / { f = $2; sub(/^b\//, "", f); next }
-		     /^@@ / { split($3, a, ","); n = substr(a[1], 2); next }
-		     /^\+/ { print f ":" n; n++; next }
-		     /^ / { n++ }' "$UE_REPO/patches/$p"
-	done
+	awk '/^\+\+\+ / { f = $2; sub(/^b\//, "", f); next }
+	     /^@@ / { split($3, a, ","); n = substr(a[1], 2); next }
+	     /^\+/ { print f ":" n; n++; next }
+	     /^ / { n++ }' "$UE_REPO"/patches/*.patch
+}
+
+# The C files of the kernel our patches change
+patched_c()
+{
+	sed -n 's|^+++ b/\(.*\.c\)\([[:space:]].*\)\{0,1\}$|\1|p' "$UE_REPO"/patches/*.patch |
+		grep -v '^tools/' | sort -u
 }
 
 # judge LOG NAME: warnings (compiler, sparse, coccinelle, kernel-doc) in our
@@ -117,8 +122,9 @@ others() { [ -s "$C/$1.others" ] && echo ", $(wc -l < "$C/$1.others") warning(s)
 # kselftest config + KUnit + FRAGMENT into $B/obj-check-NAME
 xconfig()
 {
-	local name=$1 frag=$2 line
+	local name=$1 frag=$2 line sym
 	local kc=$C/kconfig-$name obj=$B/obj-check-$name
+	local -A want
 	shift 2
 	mkdir -p "$kc" "$obj"
 	printf '%s\n%s\n' "$BASE_FRAG" "$frag" > "$C/$name.fragment"
@@ -127,17 +133,23 @@ xconfig()
 		"$UE_REPO/harness/configs/guest.config" \
 		"$TREE/tools/testing/selftests/user_events/config" "$C/$name.fragment" >"$kc/merge.log" 2>&1 &&
 	make -s -C "$TREE" O="$kc" "$@" olddefconfig >>"$kc/make.log" 2>&1 || { cat "$kc/make.log" >&2; return 1; }
+	# the last value requested for a symbol is the one that must land
 	while IFS= read -r line; do
-		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)= ]]; then
-			grep -qxF -- "$line" "$kc/.config" && continue
-		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-			grep -q "^${BASH_REMATCH[1]}=" "$kc/.config" || continue
-		else
-			continue
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)= ]] ||
+		   [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			want[${BASH_REMATCH[1]}]=$line
 		fi
-		log "check $name: requested '$line', got '$(grep -E "^(# )?${BASH_REMATCH[1]}[= ]" "$kc/.config" || echo absent)'"
+	done < <(printf 'CONFIG_USER_EVENTS=y\n%s\n' "$(<"$C/$name.fragment")")
+	for sym in "${!want[@]}"; do
+		line=${want[$sym]}
+		if [[ $line == \#* ]]; then
+			grep -q "^$sym=" "$kc/.config" || continue
+		else
+			grep -qxF -- "$line" "$kc/.config" && continue
+		fi
+		log "check $name: requested '$line', got '$(grep -E "^(# )?${sym}[= ]" "$kc/.config" || echo absent)'"
 		return 1
-	done < <(printf '%s\nCONFIG_USER_EVENTS=y\n' "$(<"$C/$name.fragment")")
+	done
 	cmp -s "$kc/.config" "$obj/.config" || cp "$kc/.config" "$obj/.config"
 }
 
@@ -247,7 +259,10 @@ objcheck()
 {
 	local name=$1 start=$SECONDS objs=() f
 	shift
-	for f in "${OUR_C[@]}" "${PATCHED_C[@]}"; do objs+=("${f%.c}.o"); done
+	# the objects the w1 configuration builds
+	for f in "${OUR_C[@]}" $(patched_c); do
+		[ -f "$B/obj-check-w1/${f%.c}.o" ] && objs+=("${f%.c}.o")
+	done
 	if [ ! -f "$B/obj-check-w1/.config" ]; then
 		result skip "$name" "needs the w1 step's build"
 		return
