@@ -1,12 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests of the user_events command parser and canonical matching.
+ * KUnit tests of user_events: the command parser and its canonical form,
+ * event names, and the decoded text output of a record.
  *
- * Included at the end of trace_events_user.c, so that the static parser
- * functions can be tested without creating events.
+ * Included at the end of trace_events_user.c, so that its static
+ * functions can be tested without creating events. Everything a case
+ * allocates is a KUnit resource: a failed assertion leaks nothing.
  */
 
+#include <kunit/resource.h>
 #include <kunit/test.h>
+
+/* ------------------------------------------------------------------ */
+/* Test-managed allocations                                            */
+/* ------------------------------------------------------------------ */
+
+static int user_kunit_desc_init(struct kunit_resource *res, void *context)
+{
+	struct user_fields *desc = kzalloc(sizeof(*desc), GFP_KERNEL);
+
+	res->data = desc;
+
+	return desc ? 0 : -ENOMEM;
+}
+
+static void user_kunit_desc_free(struct kunit_resource *res)
+{
+	user_fields_free(res->data);
+	kfree(res->data);
+}
+
+/* Parses @args into a field list freed when the case ends */
+static struct user_fields *user_kunit_parse(struct kunit *test,
+					    const char *args, int *ret)
+{
+	struct user_fields *desc;
+
+	desc = kunit_alloc_resource(test, user_kunit_desc_init,
+				    user_kunit_desc_free, GFP_KERNEL, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, desc);
+	*ret = user_fields_parse(args, desc, NULL);
+
+	return desc;
+}
+
+static int user_kunit_ptr_init(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+
+	return 0;
+}
+
+static void user_kunit_kfree(struct kunit_resource *res)
+{
+	kfree(res->data);
+}
+
+/* A string from user_fields_sprint(), freed when the case ends */
+static const char *user_kunit_sprint(struct kunit *test,
+				     const struct user_fields *desc,
+				     int (*print)(const struct user_fields *,
+						  char *, int))
+{
+	char *s = user_fields_sprint(desc, print);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	if (!kunit_alloc_resource(test, user_kunit_ptr_init, user_kunit_kfree,
+				  GFP_KERNEL, s)) {
+		kfree(s);
+		KUNIT_ASSERT_FAILURE(test, "out of memory");
+	}
+
+	return s;
+}
+
+static void user_kunit_str_desc(const char * const *s, char *desc)
+{
+	strscpy(desc, *s, KUNIT_PARAM_DESC_SIZE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Suite user_events_parse: field lists                                */
+/* ------------------------------------------------------------------ */
 
 struct user_type_case {
 	const char	*args;
@@ -35,7 +110,9 @@ static const struct user_type_case user_type_cases[] = {
 	{ "char[4] data", 4, true, 4, "\"data=%s\", REC->data" },
 	{ "char[20] data", 20, true, 20, "\"data=%s\", REC->data" },
 	{ "char[0x14] data", 20, true, 20, "\"data=%s\", REC->data" },
+	{ "char[024] data", 20, true, 20, "\"data=%s\", REC->data" },
 	{ "unsigned char[20] data", 20, false, 20, "\"data=%s\", REC->data" },
+	{ "char[1] data", 1, true, 1, "\"data=%s\", REC->data" },
 	{ "char[1024] data", 1024, true, 1024, "\"data=%s\", REC->data" },
 	{ "__data_loc char[] data", 4, true, 0,
 	  "\"data=%s\", __get_str(data)" },
@@ -47,6 +124,7 @@ static const struct user_type_case user_type_cases[] = {
 	  "\"data=%s\", __get_rel_str(data)" },
 	{ "__data_loc u32[] data", 4, true, 0, "\"data=%llu\", REC->data" },
 	{ "struct custom data 20", 20, true, 0, "\"data=%llu\", REC->data" },
+	{ "struct custom data 1", 1, true, 0, "\"data=%llu\", REC->data" },
 };
 
 static void user_type_case_desc(const struct user_type_case *c, char *desc)
@@ -56,83 +134,137 @@ static void user_type_case_desc(const struct user_type_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(user_type, user_type_cases, user_type_case_desc);
 
-static void user_parse_type_test(struct kunit *test)
+static void user_field_parse_test(struct kunit *test)
 {
 	const struct user_type_case *c = test->param_value;
-	struct user_fields desc;
-	char *fmt;
+	struct user_fields *desc;
+	int ret;
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse(c->args, &desc, NULL), 0);
-	KUNIT_ASSERT_EQ(test, desc.count, 1);
-	KUNIT_EXPECT_STREQ(test, desc.fields[0].name, "data");
-	KUNIT_EXPECT_EQ(test, desc.fields[0].offset,
+	desc = user_kunit_parse(test, c->args, &ret);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "\"%s\"", c->args);
+	KUNIT_ASSERT_EQ(test, desc->count, 1);
+	KUNIT_EXPECT_STREQ(test, desc->fields[0].name, "data");
+	KUNIT_EXPECT_EQ(test, desc->fields[0].offset,
 			(u32)sizeof(struct trace_entry));
-	KUNIT_EXPECT_EQ(test, desc.fields[0].size, c->size);
-	KUNIT_EXPECT_EQ(test, desc.fields[0].is_signed, c->is_signed);
-	KUNIT_EXPECT_EQ(test, desc.fields[0].len, c->len);
-	KUNIT_EXPECT_EQ(test, desc.min_size, c->size);
-
-	fmt = user_fields_sprint(&desc, user_fields_print_fmt);
-	KUNIT_ASSERT_NOT_NULL(test, fmt);
-	KUNIT_EXPECT_STREQ(test, fmt, c->print_fmt);
-
-	kfree(fmt);
-	user_fields_free(&desc);
+	KUNIT_EXPECT_EQ(test, desc->fields[0].size, c->size);
+	KUNIT_EXPECT_EQ(test, desc->fields[0].is_signed, c->is_signed);
+	KUNIT_EXPECT_EQ(test, desc->fields[0].len, c->len);
+	KUNIT_EXPECT_EQ(test, desc->min_size, c->size);
+	KUNIT_EXPECT_STREQ(test, user_kunit_sprint(test, desc,
+						   user_fields_print_fmt),
+			   c->print_fmt);
 }
 
-struct user_reject_case {
-	const char	*args;
+/* Rejected field lists: all -EINVAL */
+static const char * const user_reject_cases[] = {
+	"char[aa] data",
+	"char[9999] data",
+	"char[1025] data",
+	"char[0x0000000000001] data",
+	"char[] data",
+	"char[0] data",
+	"char[4 data",
+	"u32[4] data",
+	"long data",
+	"unsigned long data",
+	"bool data",
+	"char *data",
+	"u32",
+	"unsigned",
+	"u32 a b",
+	"u32 1a",
+	"u32 a-b",
+	"char data 20",
+	"struct custom data",
+	"struct custom data 0",
+	"struct custom data 0x14",
+	"struct custom data -1",
+	"struct custom data 2147483648",
+	"struct custom data 4294967295",
+	"struct custom data 4294967296",
+	"struct custom data 65536",
+	"struct custom a 40000; struct custom b 40000",
+	"struct custom data 20 x",
+	"u32 a; bogus b",
+	"__data_loc a",
+};
+
+KUNIT_ARRAY_PARAM(user_reject, user_reject_cases, user_kunit_str_desc);
+
+static void user_field_reject_test(struct kunit *test)
+{
+	const char * const *args = test->param_value;
+	struct user_fields *desc;
+	int ret;
+
+	desc = user_kunit_parse(test, *args, &ret);
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "\"%s\"", *args);
+	KUNIT_EXPECT_EQ(test, desc->count, 0);
+	KUNIT_EXPECT_NULL(test, desc->fields);
+}
+
+/*
+ * The largest static size an event may have: the largest payload any
+ * tracer of this kernel records. ftrace keeps a record (8-byte header
+ * and payload) in one ring buffer page, less 40 bytes of page and event
+ * headers; perf's raw sample, ALIGN(8 + payload + 4, 8) - 4 bytes, must
+ * fit PERF_MAX_TRACE_SIZE. Location words keep 16-bit offsets: 65535
+ * at most.
+ */
+static u32 user_kunit_static_max(void)
+{
+	u32 most = PAGE_SIZE - 48;
+
+	if (IS_ENABLED(CONFIG_PERF_EVENTS))
+		most = max_t(u32, most, PERF_MAX_TRACE_SIZE - 12);
+
+	return min_t(u32, most, 65535);
+}
+
+struct user_static_case {
+	const char	*fmt;		/* fields, %u: the bound + @delta */
+	int		delta;
+	u32		fixed;		/* size of the other fields */
 	int		err;
 };
 
-/* Rejected field lists and their errno */
-static const struct user_reject_case user_reject_cases[] = {
-	{ "char[aa] data", -EINVAL },
-	{ "char[9999] data", -EINVAL },
-	{ "char[1025] data", -EINVAL },
-	{ "char[0x0000000000001] data", -EINVAL },
-	{ "char[] data", -EINVAL },
-	{ "char[0] data", -EINVAL },
-	{ "char[4 data", -EINVAL },
-	{ "u32[4] data", -EINVAL },
-	{ "long data", -EINVAL },
-	{ "unsigned long data", -EINVAL },
-	{ "bool data", -EINVAL },
-	{ "char *data", -EINVAL },
-	{ "u32", -EINVAL },
-	{ "unsigned", -EINVAL },
-	{ "u32 a b", -EINVAL },
-	{ "char data 20", -EINVAL },
-	{ "struct custom data", -EINVAL },
-	{ "struct custom data 0", -EINVAL },
-	{ "struct custom data 0x14", -EINVAL },
-	{ "struct custom data 2147483648", -EINVAL },
-	{ "struct custom data 4294967295", -EINVAL },
-	{ "struct custom data 65536", -EINVAL },
-	{ "struct custom a 40000; struct custom b 40000", -EINVAL },
-	{ "struct custom data 20 x", -EINVAL },
-	{ "u32 a; bogus b", -EINVAL },
+static const struct user_static_case user_static_cases[] = {
+	{ "struct x a %u", 0, 0, 0 },
+	{ "struct x a %u", 1, 0, -EINVAL },
+	{ "u32 a; __data_loc char[] b; struct x c %u", -8, 8, 0 },
+	{ "u32 a; __data_loc char[] b; struct x c %u", -7, 8, -EINVAL },
+	{ "char[1024] a; struct x b %u", -1024, 1024, 0 },
+	{ "char[1024] a; struct x b %u", -1023, 1024, -EINVAL },
+	{ "struct x b %u; u8 c", -1, 1, 0 },
+	{ "struct x b %u; u8 c", 0, 1, -EINVAL },
 };
 
-static void user_reject_case_desc(const struct user_reject_case *c,
+static void user_static_case_desc(const struct user_static_case *c,
 				  char *desc)
 {
-	strscpy(desc, c->args, KUNIT_PARAM_DESC_SIZE);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, c->fmt,
+		 user_kunit_static_max() + c->delta);
 }
 
-KUNIT_ARRAY_PARAM(user_reject, user_reject_cases, user_reject_case_desc);
+KUNIT_ARRAY_PARAM(user_static, user_static_cases, user_static_case_desc);
 
-static void user_parse_reject_test(struct kunit *test)
+static void user_fields_static_size_test(struct kunit *test)
 {
-	const struct user_reject_case *c = test->param_value;
-	struct user_fields desc;
+	const struct user_static_case *c = test->param_value;
+	struct user_fields *desc;
+	char args[KUNIT_PARAM_DESC_SIZE];
+	int ret;
 
-	KUNIT_EXPECT_EQ(test, user_fields_parse(c->args, &desc, NULL), c->err);
-	KUNIT_EXPECT_EQ(test, desc.count, 0);
-	KUNIT_EXPECT_NULL(test, desc.fields);
+	user_static_case_desc(c, args);
+	desc = user_kunit_parse(test, args, &ret);
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->err, "\"%s\" (bound %u)", args,
+			    user_kunit_static_max());
+	if (!ret)
+		KUNIT_EXPECT_EQ(test, desc->min_size,
+				user_kunit_static_max() + c->delta + c->fixed);
 }
 
-/* D6: every spelling of the same two fields has one canonical form */
+/* Every spelling of the same two fields has one canonical form */
 static const char * const user_space_cases[] = {
 	"u32 a; u32 b",
 	"u32 a;u32 b",
@@ -143,72 +275,85 @@ static const char * const user_space_cases[] = {
 	"\tu32 a;u32 b;;",
 };
 
-static void user_space_case_desc(const char * const *c, char *desc)
-{
-	strscpy(desc, *c, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(user_space, user_space_cases, user_space_case_desc);
+KUNIT_ARRAY_PARAM(user_space, user_space_cases, user_kunit_str_desc);
 
 static void user_canon_space_test(struct kunit *test)
 {
 	const char * const *args = test->param_value;
-	struct user_fields desc;
-	char *canon;
+	struct user_fields *desc;
+	int ret;
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse(*args, &desc, NULL), 0);
-	canon = user_fields_sprint(&desc, user_fields_canon);
-	KUNIT_ASSERT_NOT_NULL(test, canon);
-	KUNIT_EXPECT_STREQ(test, canon, "u32 a; u32 b");
-	KUNIT_EXPECT_EQ(test, desc.fields[1].offset,
+	desc = user_kunit_parse(test, *args, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_STREQ(test, user_kunit_sprint(test, desc,
+						   user_fields_canon),
+			   "u32 a; u32 b");
+	KUNIT_ASSERT_EQ(test, desc->count, 2);
+	KUNIT_EXPECT_EQ(test, desc->fields[1].offset,
 			(u32)sizeof(struct trace_entry) + 4);
-	KUNIT_EXPECT_EQ(test, desc.min_size, 8U);
-
-	kfree(canon);
-	user_fields_free(&desc);
+	KUNIT_EXPECT_EQ(test, desc->min_size, 8U);
 }
 
-/* Spellings that must not match "u32 a; u32 b" */
+/* Field lists that must not match "u32 a; u32 b" */
+static const char * const user_mismatch_cases[] = {
+	"u32 b; u32 a",
+	"u64 a; u64 b",
+	"u32 a",
+	"u32 a; u32 c",
+	"unsigned int a; u32 b",
+	"u32 a; u32 b; u32 c",
+	"s32 a; u32 b",
+};
+
+KUNIT_ARRAY_PARAM(user_mismatch, user_mismatch_cases, user_kunit_str_desc);
+
 static void user_canon_mismatch_test(struct kunit *test)
 {
-	static const char * const others[] = {
-		"u32 b; u32 a", "u64 a; u64 b", "u32 a", "u32 a; u32 c",
-		"unsigned int a; u32 b",
-	};
-	struct user_fields desc;
-	char *canon;
-	int i;
+	const char * const *args = test->param_value;
+	struct user_fields *desc;
+	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(others); i++) {
-		KUNIT_ASSERT_EQ(test, user_fields_parse(others[i], &desc, NULL), 0);
-		canon = user_fields_sprint(&desc, user_fields_canon);
-		KUNIT_ASSERT_NOT_NULL(test, canon);
-		KUNIT_EXPECT_STRNEQ(test, canon, "u32 a; u32 b");
-		kfree(canon);
-		user_fields_free(&desc);
-	}
+	desc = user_kunit_parse(test, *args, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_STRNEQ(test, user_kunit_sprint(test, desc,
+						    user_fields_canon),
+			    "u32 a; u32 b");
 }
 
-/* Struct sizes are part of the canonical form; char[N] keeps its text */
-static void user_canon_struct_test(struct kunit *test)
+struct user_canon_case {
+	const char	*args;
+	const char	*canon;
+};
+
+/* Struct sizes belong to the canonical form; char[N] keeps its text */
+static const struct user_canon_case user_canon_cases[] = {
+	{ "struct my_struct  a 20;", "struct my_struct a 20" },
+	{ "struct my_struct a +20", "struct my_struct a 20" },
+	{ "char[0x14] s", "char[0x14] s" },
+	{ "unsigned  char[8]  s", "unsigned char[8] s" },
+	{ "__data_loc  unsigned\tchar[] s", "__data_loc unsigned char[] s" },
+	{ "__rel_loc char[] r;u8 x", "__rel_loc char[] r; u8 x" },
+};
+
+static void user_canon_case_desc(const struct user_canon_case *c,
+				 char *desc)
 {
-	struct user_fields desc;
-	char *canon;
+	strscpy(desc, c->args, KUNIT_PARAM_DESC_SIZE);
+}
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse("struct my_struct  a 20;",
-						&desc, NULL), 0);
-	canon = user_fields_sprint(&desc, user_fields_canon);
-	KUNIT_ASSERT_NOT_NULL(test, canon);
-	KUNIT_EXPECT_STREQ(test, canon, "struct my_struct a 20");
-	kfree(canon);
-	user_fields_free(&desc);
+KUNIT_ARRAY_PARAM(user_canon, user_canon_cases, user_canon_case_desc);
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse("char[0x14] s", &desc, NULL), 0);
-	canon = user_fields_sprint(&desc, user_fields_canon);
-	KUNIT_ASSERT_NOT_NULL(test, canon);
-	KUNIT_EXPECT_STREQ(test, canon, "char[0x14] s");
-	kfree(canon);
-	user_fields_free(&desc);
+static void user_canon_form_test(struct kunit *test)
+{
+	const struct user_canon_case *c = test->param_value;
+	struct user_fields *desc;
+	int ret;
+
+	desc = user_kunit_parse(test, c->args, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_STREQ(test, user_kunit_sprint(test, desc,
+						   user_fields_canon),
+			   c->canon);
 }
 
 /* Packed offsets, min_size and the print fmt of several fields */
@@ -216,73 +361,55 @@ static void user_layout_test(struct kunit *test)
 {
 	static const char *args =
 		"u8 a; u64 b; __rel_loc char[] c; struct x d 3; short e";
-	struct user_fields desc;
-	char *fmt;
+	struct user_fields *desc;
+	int ret;
 
-	KUNIT_ASSERT_EQ(test, user_fields_parse(args, &desc, NULL), 0);
-	KUNIT_ASSERT_EQ(test, desc.count, 5);
-	KUNIT_EXPECT_EQ(test, desc.fields[0].offset, 8U);
-	KUNIT_EXPECT_EQ(test, desc.fields[1].offset, 9U);
-	KUNIT_EXPECT_EQ(test, desc.fields[2].offset, 17U);
-	KUNIT_EXPECT_EQ(test, desc.fields[3].offset, 21U);
-	KUNIT_EXPECT_EQ(test, desc.fields[4].offset, 24U);
-	KUNIT_EXPECT_EQ(test, desc.min_size, 18U);
-
-	fmt = user_fields_sprint(&desc, user_fields_print_fmt);
-	KUNIT_ASSERT_NOT_NULL(test, fmt);
-	KUNIT_EXPECT_STREQ(test, fmt,
+	desc = user_kunit_parse(test, args, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, desc->count, 5);
+	KUNIT_EXPECT_EQ(test, desc->fields[0].offset, 8U);
+	KUNIT_EXPECT_EQ(test, desc->fields[1].offset, 9U);
+	KUNIT_EXPECT_EQ(test, desc->fields[2].offset, 17U);
+	KUNIT_EXPECT_EQ(test, desc->fields[3].offset, 21U);
+	KUNIT_EXPECT_EQ(test, desc->fields[4].offset, 24U);
+	KUNIT_EXPECT_EQ(test, desc->min_size, 18U);
+	KUNIT_EXPECT_STREQ(test, user_kunit_sprint(test, desc,
+						   user_fields_print_fmt),
 			   "\"a=%u b=%llu c=%s d=%llu e=%d\", REC->a, REC->b, __get_rel_str(c), REC->d, REC->e");
-	kfree(fmt);
-	user_fields_free(&desc);
 }
 
 /* No fields: empty print fmt, empty canonical form */
-static void user_empty_test(struct kunit *test)
+static const char * const user_empty_cases[] = {
+	"", " ", ";", " ; ;", "\t;\t",
+};
+
+KUNIT_ARRAY_PARAM(user_empty, user_empty_cases, user_kunit_str_desc);
+
+static void user_fields_empty_test(struct kunit *test)
 {
-	static const char * const empties[] = { NULL, "", " ", ";", " ; ;" };
-	struct user_fields desc;
-	char *s;
-	int i;
+	const char * const *args = test->param_value;
+	struct user_fields *desc;
+	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(empties); i++) {
-		KUNIT_ASSERT_EQ(test, user_fields_parse(empties[i], &desc, NULL), 0);
-		KUNIT_EXPECT_EQ(test, desc.count, 0);
-		KUNIT_EXPECT_EQ(test, desc.min_size, 0U);
-
-		s = user_fields_sprint(&desc, user_fields_print_fmt);
-		KUNIT_ASSERT_NOT_NULL(test, s);
-		KUNIT_EXPECT_STREQ(test, s, "\"\"");
-		kfree(s);
-
-		s = user_fields_sprint(&desc, user_fields_canon);
-		KUNIT_ASSERT_NOT_NULL(test, s);
-		KUNIT_EXPECT_STREQ(test, s, "");
-		kfree(s);
-		user_fields_free(&desc);
-	}
+	desc = user_kunit_parse(test, *args, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, desc->count, 0);
+	KUNIT_EXPECT_EQ(test, desc->min_size, 0U);
+	KUNIT_EXPECT_STREQ(test, user_kunit_sprint(test, desc,
+						   user_fields_print_fmt),
+			   "\"\"");
+	KUNIT_EXPECT_STREQ(test, user_kunit_sprint(test, desc,
+						   user_fields_canon), "");
 }
 
-/* D5: event names */
-static void user_name_test(struct kunit *test)
+static void user_fields_null_test(struct kunit *test)
 {
-	char long_name[MAX_EVENT_NAME + 2];
+	struct user_fields *desc;
+	int ret;
 
-	KUNIT_EXPECT_EQ(test, user_event_name_check("__test_event", NULL), 0);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a.b-c", NULL), 0);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("", NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a/b", NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a:b", NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a\tb", NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("a\x01", NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check(".", NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("..", NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, user_event_name_check("...", NULL), 0);
-
-	memset(long_name, 'a', sizeof(long_name) - 1);
-	long_name[sizeof(long_name) - 1] = '\0';
-	KUNIT_EXPECT_EQ(test, user_event_name_check(long_name, NULL), -EINVAL);
-	long_name[MAX_EVENT_NAME] = '\0';
-	KUNIT_EXPECT_EQ(test, user_event_name_check(long_name, NULL), 0);
+	desc = user_kunit_parse(test, NULL, &ret);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, desc->count, 0);
 }
 
 /* dynamic_events hands over argv tokens */
@@ -293,28 +420,236 @@ static void user_argv_canon_test(struct kunit *test)
 
 	canon = user_fields_argv_canon(ARRAY_SIZE(argv), argv);
 	KUNIT_ASSERT_NOT_NULL(test, canon);
+	if (!kunit_alloc_resource(test, user_kunit_ptr_init, user_kunit_kfree,
+				  GFP_KERNEL, canon)) {
+		kfree(canon);
+		KUNIT_ASSERT_FAILURE(test, "out of memory");
+	}
 	KUNIT_EXPECT_STREQ(test, canon, "u32 a; u32 b");
-	kfree(canon);
 
 	KUNIT_EXPECT_NULL(test, user_fields_argv_canon(1, argv));
 }
 
-static struct kunit_case user_events_kunit_cases[] = {
-	KUNIT_CASE_PARAM(user_parse_type_test, user_type_gen_params),
-	KUNIT_CASE_PARAM(user_parse_reject_test, user_reject_gen_params),
+static struct kunit_case user_events_parse_cases[] = {
+	KUNIT_CASE_PARAM(user_field_parse_test, user_type_gen_params),
+	KUNIT_CASE_PARAM(user_field_reject_test, user_reject_gen_params),
+	KUNIT_CASE_PARAM(user_fields_static_size_test,
+			 user_static_gen_params),
 	KUNIT_CASE_PARAM(user_canon_space_test, user_space_gen_params),
-	KUNIT_CASE(user_canon_mismatch_test),
-	KUNIT_CASE(user_canon_struct_test),
+	KUNIT_CASE_PARAM(user_canon_mismatch_test, user_mismatch_gen_params),
+	KUNIT_CASE_PARAM(user_canon_form_test, user_canon_gen_params),
 	KUNIT_CASE(user_layout_test),
-	KUNIT_CASE(user_empty_test),
-	KUNIT_CASE(user_name_test),
+	KUNIT_CASE_PARAM(user_fields_empty_test, user_empty_gen_params),
+	KUNIT_CASE(user_fields_null_test),
 	KUNIT_CASE(user_argv_canon_test),
 	{}
 };
 
-static struct kunit_suite user_events_kunit_suite = {
-	.name = "user_events_kunit",
-	.test_cases = user_events_kunit_cases,
+static struct kunit_suite user_events_parse_suite = {
+	.name = "user_events_parse",
+	.test_cases = user_events_parse_cases,
 };
 
-kunit_test_suite(user_events_kunit_suite);
+/* ------------------------------------------------------------------ */
+/* Suite user_events_name: event names                                 */
+/* ------------------------------------------------------------------ */
+
+struct user_name_case {
+	const char	*name;
+	const char	*what;
+	int		err;
+};
+
+static const struct user_name_case user_name_cases[] = {
+	{ "__test_event", "identifier", 0 },
+	{ "a.b-c", "dot and dash", 0 },
+	{ "...", "three dots", 0 },
+	{ "enable_x", "enable_x", 0 },
+	{ "", "empty", -EINVAL },
+	{ ".", "dot", -EINVAL },
+	{ "..", "dot dot", -EINVAL },
+	{ "a/b", "slash", -EINVAL },
+	{ "a:b", "colon", -EINVAL },
+	{ "a b", "space", -EINVAL },
+	{ "a\tb", "tab", -EINVAL },
+	{ "a\nb", "newline", -EINVAL },
+	{ "a\rb", "carriage return", -EINVAL },
+	{ "a\vb", "vertical tab", -EINVAL },
+	{ "a\fb", "form feed", -EINVAL },
+	{ "a\x7f", "DEL", -EINVAL },
+	{ "a\x01", "control character", -EINVAL },
+	{ "enable", "system file enable", -EINVAL },
+	{ "filter", "system file filter", -EINVAL },
+};
+
+static void user_name_case_desc(const struct user_name_case *c, char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(user_name, user_name_cases, user_name_case_desc);
+
+static void user_event_name_test(struct kunit *test)
+{
+	const struct user_name_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ_MSG(test, user_event_name_check(c->name, NULL), c->err,
+			    "name of %zu bytes, %s", strlen(c->name), c->what);
+}
+
+/* 255 bytes fit a tracefs directory name, 256 do not */
+static void user_event_name_length_test(struct kunit *test)
+{
+	char *name = kunit_kzalloc(test, MAX_EVENT_NAME + 2, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	memset(name, 'a', MAX_EVENT_NAME + 1);
+	KUNIT_EXPECT_EQ(test, user_event_name_check(name, NULL), -EINVAL);
+	name[MAX_EVENT_NAME] = '\0';
+	KUNIT_EXPECT_EQ(test, user_event_name_check(name, NULL), 0);
+}
+
+static struct kunit_case user_events_name_cases[] = {
+	KUNIT_CASE_PARAM(user_event_name_test, user_name_gen_params),
+	KUNIT_CASE(user_event_name_length_test),
+	{}
+};
+
+static struct kunit_suite user_events_name_suite = {
+	.name = "user_events_name",
+	.test_cases = user_events_name_cases,
+};
+
+/* ------------------------------------------------------------------ */
+/* Suite user_events_print: decoded text output of a record            */
+/* ------------------------------------------------------------------ */
+
+struct user_print_case {
+	const char	*what;
+	const char	*args;
+	const u8	*payload;
+	u32		len;
+	const char	*line;
+};
+
+static const u8 user_print_numbers[] = {
+	5, 0, 0, 0,			/* u32 a = 5 */
+	0xfd, 0xff,			/* s16 b = -3 */
+	'h', 'e', 'l', 'l', 'o', 0, 0, 0,	/* char[8] s */
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* s64 c = -1 */
+};
+
+static const u8 user_print_strings[] = {
+	16, 0, 6, 0,			/* __data_loc d: record offset 16, 6 */
+	6, 0, 3, 0,			/* __rel_loc r: 6 after its word, 3 */
+	'w', 'o', 'r', 'l', 'd', 0,
+	'h', 'i', 0,
+};
+
+static const u8 user_print_struct[] = {
+	0x01, 0x2a, 0xff,		/* struct x blob 3 */
+	7, 0, 0, 0, 0, 0, 0, 0,		/* u64 n = 7 */
+};
+
+static const struct user_print_case user_print_cases[] = {
+	{ "numbers and char[N]", "u32 a; s16 b; char[8] s; s64 c",
+	  user_print_numbers, sizeof(user_print_numbers),
+	  "kunit_event: a=5 b=-3 s=hello c=-1\n" },
+	{ "__data_loc and __rel_loc strings",
+	  "__data_loc char[] d; __rel_loc char[] r",
+	  user_print_strings, sizeof(user_print_strings),
+	  "kunit_event: d=world r=hi\n" },
+	{ "struct as hex", "struct x blob 3; u64 n",
+	  user_print_struct, sizeof(user_print_struct),
+	  "kunit_event: blob=012aff n=7\n" },
+};
+
+static void user_print_case_desc(const struct user_print_case *c,
+				 char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(user_print, user_print_cases, user_print_case_desc);
+
+/*
+ * Print the record of @c through the event's trace() output function,
+ * with an iterator whose ent_size is @ent_size: the record size for the
+ * trace file, 0 for tp_printk, which does not set it.
+ */
+static const char *user_kunit_print(struct kunit *test,
+				    const struct user_print_case *c,
+				    int ent_size)
+{
+	struct trace_iterator *iter;
+	struct user_event *user;
+	struct user_fields *desc;
+	u8 *rec;
+	char *line;
+	int ret;
+
+	desc = user_kunit_parse(test, c->args, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_LE(test, desc->min_size, c->len);
+
+	user = kunit_kzalloc(test, sizeof(*user), GFP_KERNEL);
+	iter = kunit_kzalloc(test, sizeof(*iter), GFP_KERNEL);
+	rec = kunit_kzalloc(test, sizeof(struct trace_entry) + c->len,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, user);
+	KUNIT_ASSERT_NOT_NULL(test, iter);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+
+	/* Borrowed: the resource of desc frees the fields */
+	user->desc = *desc;
+	user->min_size = desc->min_size;
+	user->tp.name = "kunit_event";
+	memcpy(rec + sizeof(struct trace_entry), c->payload, c->len);
+
+	trace_seq_init(&iter->seq);
+	iter->ent = (struct trace_entry *)rec;
+	iter->ent_size = ent_size;
+	KUNIT_EXPECT_EQ(test, user_event_print_trace(iter, 0,
+						     &user->call.event),
+			TRACE_TYPE_HANDLED);
+
+	line = kunit_kzalloc(test, trace_seq_used(&iter->seq) + 1,
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	memcpy(line, iter->seq.buffer, trace_seq_used(&iter->seq));
+
+	return line;
+}
+
+static void user_event_print_test(struct kunit *test)
+{
+	const struct user_print_case *c = test->param_value;
+	int size = sizeof(struct trace_entry) + c->len;
+
+	KUNIT_EXPECT_STREQ_MSG(test, user_kunit_print(test, c, size), c->line,
+			       "%s, record size given", c->what);
+}
+
+/* tp_printk prints each record as it is written, with ent_size 0 */
+static void user_event_print_tp_printk_test(struct kunit *test)
+{
+	const struct user_print_case *c = test->param_value;
+
+	KUNIT_EXPECT_STREQ_MSG(test, user_kunit_print(test, c, 0), c->line,
+			       "%s, ent_size 0 as with tp_printk", c->what);
+}
+
+static struct kunit_case user_events_print_cases[] = {
+	KUNIT_CASE_PARAM(user_event_print_test, user_print_gen_params),
+	KUNIT_CASE_PARAM(user_event_print_tp_printk_test,
+			 user_print_gen_params),
+	{}
+};
+
+static struct kunit_suite user_events_print_suite = {
+	.name = "user_events_print",
+	.test_cases = user_events_print_cases,
+};
+
+kunit_test_suites(&user_events_parse_suite, &user_events_name_suite,
+		  &user_events_print_suite);
