@@ -133,9 +133,9 @@ kbuild_progress()
 		[[ $line =~ ^\ \ (CC|AS)(\ \[M\])?\ +[^\ ]+\.o$ ]] && n=$((n + 1))
 		if [ $((SECONDS - last)) -ge $every ]; then
 			last=$SECONDS
-			msg="$what: $n"
+			msg="$what: $n objects compiled"
 			[ "$total" -gt 0 ] &&
-				msg+=" of ~$total objects ($((n * 100 / total > 99 ? 99 : n * 100 / total))%)"
+				msg="$what: $n of ~$total objects ($((n * 100 / total > 99 ? 99 : n * 100 / total))%)"
 			msg+=", $(mmss $((SECONDS - start)))"
 			if [ $every = 3 ]; then
 				printf '\r[harness] %s ' "$msg" >&2

@@ -418,7 +418,7 @@ for ((i = 0; i < ${#patches[@]}; i++)); do
 				cmp -s "$kc/.config" "$obj/.config" || cp "$kc/.config" "$obj/.config"
 				start=$SECONDS
 				slog=$obj/step-$((i + 1)).log
-				total=$(cat "$obj/.ue-objects" 2>/dev/null || echo 0)
+				total=$(cat "$obj/.ue-objects" 2>/dev/null || echo 1100)
 				if nice -n 10 make -C "$bwt" O="$obj" CC="$KCC" -j"$JOBS" bzImage 2>&1 |
 				   kbuild_progress "$slog" "patch $((i + 1))/${#patches[@]}" "$total"; then
 					bres="OK $((SECONDS - start)) s ($what)"
