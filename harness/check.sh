@@ -103,7 +103,8 @@ judge()
 	FNR == NR { added[$0] = 1; next }
 	/(warning|error|WARNING|ERROR)/ {
 		line = $0
-		sub(/^.*build\/linux\//, "", line); sub(/^(\.\.\/|\.\/)+/, "", line)
+		sub(/^.*build\/linux\//, "", line); sub(/^(\.\.\/)+linux\//, "", line)
+		sub(/^(\.\.\/|\.\/)+/, "", line)
 		split(line, f, ":")
 		if (f[1] ~ "^(" ours ")$" || (f[1] ":" f[2]) in added) print line > o
 		else if (line ~ /^[^ :]+:[0-9]+:/) print line > x
