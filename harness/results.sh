@@ -37,10 +37,17 @@ count()
 	printf '%s%s%s\n' "${UE_RESULT_PREFIX:-}" "$prefix" "$line"
 }
 
-# Scanner self-test and other host-side TAP files
+# Scanner self-test and other host-side TAP files (the series check); the
+# indented "#" diagnostics of a failed line are shown with it
 for f in "$@"; do
+	failing=
 	while IFS= read -r l; do
-		[[ $l =~ ^(not\ )?ok\  ]] && count "" "$l"
+		if [[ $l =~ ^(not\ )?ok\  ]]; then
+			failing=${BASH_REMATCH[1]:-}
+			count "" "$l"
+		elif [ -n "$failing" ] && [[ $l =~ ^\ +# ]]; then
+			printf '%s\n' "$l"
+		fi
 	done < "$f"
 done
 
