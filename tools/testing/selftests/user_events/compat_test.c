@@ -29,6 +29,8 @@
 #define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
 /* Below the 32-bit mmap area, above 2 GiB */
 #define HIGH_ADDR	0x90000000UL
+/* Below 2 GiB */
+#define LOW_ADDR	0x30000000UL
 
 /*
  * (__u64)ptr, as a 32-bit program writes it: GCC sign-extends a pointer
@@ -49,6 +51,7 @@ static __u64 zext(const void *ptr)
 
 FIXTURE(compat) {
 	char *high;		/* a page at HIGH_ADDR */
+	char *low;		/* a page at LOW_ADDR */
 	int data_fd;
 	bool umount;
 };
@@ -63,6 +66,7 @@ FIXTURE_SETUP(compat) {
 	long page = sysconf(_SC_PAGESIZE);
 
 	self->high = MAP_FAILED;
+	self->low = MAP_FAILED;
 	self->data_fd = -1;
 	USER_EVENT_FIXTURE_SETUP(self->umount);
 	compat_cleanup();
@@ -70,6 +74,10 @@ FIXTURE_SETUP(compat) {
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
 			  -1, 0);
 	ASSERT_EQ(HIGH_ADDR, (uintptr_t)self->high);
+	self->low = mmap((void *)LOW_ADDR, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+	ASSERT_EQ(LOW_ADDR, (uintptr_t)self->low);
 	self->data_fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, self->data_fd);
 }
@@ -79,6 +87,8 @@ FIXTURE_TEARDOWN(compat) {
 		close(self->data_fd);
 	if (self->high != MAP_FAILED)
 		munmap(self->high, sysconf(_SC_PAGESIZE));
+	if (self->low != MAP_FAILED)
+		munmap(self->low, sysconf(_SC_PAGESIZE));
 	compat_cleanup();
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
@@ -231,23 +241,41 @@ TEST_F(compat, sign_and_zero_extension_same_address) {
 	ASSERT_EQ(ENOENT, errno);
 }
 
-/* Not a 32-bit address, however close: EFAULT, nothing registered */
-static const __u64 high_bits[] = {
-	0x100000000ULL,		/* bit 32 */
-	0x180000000ULL,
-	0xfffffffe80000000ULL,	/* not all upper bits set */
-	0x7fffffff80000000ULL,
-	0xffffffff7ffff000ULL,	/* upper bits set, bit 31 clear */
-	0x8000000080000000ULL,
+/*
+ * Upper halves that make a 64-bit value no 32-bit address, whatever its
+ * lower half (each row keeps the lower half of a real address): EFAULT.
+ */
+static const __u32 bad_upper[] = {
+	0x00000001,		/* 0x1_8xxx_xxxx */
+	0xfffffffe,		/* not all upper bits set */
+	0x7fffffff,
+	0x80000000,
+	0x00010000,
 };
+
+#define NR_BAD		(ARRAY_SIZE(bad_upper) + 1)
+
+/*
+ * Bad value @i for the address @ptr: a bad upper half, or (the last one)
+ * all ones above an address below 2 GiB, which is no sign extension.
+ */
+static __u64 bad_value(FIXTURE_DATA(compat) *self, const void *ptr,
+		       unsigned int i)
+{
+	if (i < ARRAY_SIZE(bad_upper))
+		return (__u64)bad_upper[i] << 32 | (uintptr_t)ptr;
+
+	return 0xffffffff00000000ULL |
+	       ((uintptr_t)self->low + ((uintptr_t)ptr & 0xfff));
+}
 
 TEST_F(compat, enable_addr_other_high_bits_efault) {
 	int *word = (int *)(self->high + 256);
 	unsigned int i;
 
 	strcpy(self->high, EVENT_CMD);
-	for (i = 0; i < ARRAY_SIZE(high_bits); i++) {
-		__u64 addr = high_bits[i] | (uintptr_t)word;
+	for (i = 0; i < NR_BAD; i++) {
+		__u64 addr = bad_value(self, word, i);
 
 		ASSERT_EQ(-1, reg_raw(self->data_fd, zext(self->high), addr,
 				      0, NULL)) {
@@ -268,8 +296,9 @@ TEST_F(compat, name_args_other_high_bits_efault) {
 	unsigned int i;
 
 	strcpy(self->high, EVENT_CMD);
-	for (i = 0; i < ARRAY_SIZE(high_bits); i++) {
-		__u64 addr = high_bits[i] | (uintptr_t)self->high;
+	strcpy(self->low, EVENT_CMD);
+	for (i = 0; i < NR_BAD; i++) {
+		__u64 addr = bad_value(self, self->high, i);
 
 		ASSERT_EQ(-1, reg_raw(self->data_fd, addr, zext(word), 0,
 				      NULL)) {
@@ -292,8 +321,8 @@ TEST_F(compat, disable_addr_other_high_bits_efault) {
 	ASSERT_EQ(0, reg_raw(self->data_fd, zext(self->high), zext(word), 0,
 			     NULL));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
-	for (i = 0; i < ARRAY_SIZE(high_bits); i++) {
-		__u64 addr = high_bits[i] | (uintptr_t)word;
+	for (i = 0; i < NR_BAD; i++) {
+		__u64 addr = bad_value(self, word, i);
 
 		ASSERT_EQ(-1, unreg_raw(self->data_fd, addr, 0));
 		ASSERT_EQ(EFAULT, errno) {
