@@ -204,7 +204,8 @@ variant()
 }
 
 # The options of the files our code depends on most are random, the rest
-# is the tinyconfig guest config; USER_EVENTS=y and a buildable toolchain
+# is the tinyconfig guest config; USER_EVENTS=y, EXPERT=y (without it most
+# of tinyconfig comes back) and a buildable toolchain
 # setting are forced
 rand_allconfig()
 {
@@ -223,7 +224,7 @@ rand_allconfig()
 			awk 'FNR == NR { r[$0] = 1; next }
 			     { s = $0; sub(/^# /, "", s); sub(/[= ].*/, "", s); if (!(s in r)) print }' \
 			"$C/rand.symbols" -
-		printf '%s\n' CONFIG_FTRACE=y CONFIG_USER_EVENTS=y CONFIG_DEBUG_INFO_NONE=y \
+		printf '%s\n' CONFIG_FTRACE=y CONFIG_USER_EVENTS=y CONFIG_EXPERT=y CONFIG_DEBUG_INFO_NONE=y \
 			'# CONFIG_WERROR is not set' '# CONFIG_DEBUG_INFO_BTF is not set' \
 			'# CONFIG_GCOV_KERNEL is not set' '# CONFIG_KCOV is not set' \
 			'# CONFIG_COMPILE_TEST is not set'
