@@ -103,7 +103,7 @@ our_warnings()
 {
 	local logf=$1 src=${2%/}/
 	[ -f "$B/linux.manifest" ] || return 0
-	grep -a 'warning:' "$logf" | sed 's/\x1b\[[0-9;]*[mK]//g' |
+	{ grep -a 'warning:' "$logf" || true; } | sed 's/\x1b\[[0-9;]*[mK]//g' |
 	awk -v src="$src" -v man="$B/linux.manifest" '
 		BEGIN { while ((getline l < man) > 0) own[l] = 1 }
 		{
