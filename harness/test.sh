@@ -30,7 +30,7 @@ mkdir -p "$B/tmp"
 "$UE_REPO/harness/tests/scanner-test.sh" > "$B/tmp/scanner-test.tap"
 
 # T= names programs of the kselftest list (the guest selects them)
-for t in ${UE_T//,/ }; do
+for t in ${UE_T:+${UE_T//,/ }}; do
 	grep -q ":$t\$" "$B/kselftest/kselftest-list.txt" ||
 		die "T=$UE_T: no kselftest program $t; there are: $(cut -d: -f2 "$B/kselftest/kselftest-list.txt" | tr '\n' ' ')"
 done
