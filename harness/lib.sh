@@ -19,6 +19,10 @@ if [ "${UE_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
 	KCC="ccache gcc"
 	export CCACHE_DIR=${UE_CCACHE_DIR:-$HOME/.cache/ue-ccache}
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+	# A clean clone elsewhere (CI) hits what another clone compiled:
+	# paths below build/ are hashed relative, the working directory
+	# (in the debug info) not at all.
+	export CCACHE_BASEDIR=$B CCACHE_NOHASHDIR=true
 fi
 
 # obj dir of a flavour: debug or release
