@@ -23,7 +23,10 @@
  * removal at the end of the batch (tracefs directories), a dynamic_events
  * line 3-5 ms, a random struct 0.2-0.3 ms, a write 0.15-0.2 ms. The mix
  * below averages about 0.5-0.7 ms, so the default run takes about a
- * minute there; taking longer than FUZZ_MAX_SECONDS is a failure.
+ * minute there (four times that on a host busy with other work, and
+ * about three times that in the foreign-architecture guests, which run
+ * fewer inputs). The run is not timed: FUZZ_HANG_SECONDS only stops a
+ * kernel that hangs.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -36,7 +39,8 @@
 
 #define FUZZ_SEED		0x5eedULL
 #define FUZZ_ITERS		100000
-#define FUZZ_MAX_SECONDS	150
+/* The kselftest harness kills the test after this (a hang) */
+#define FUZZ_HANG_SECONDS	500
 #define PERF_PAGES		8
 #define FUZZ_BATCH		2048
 #define NR_POOL			6
@@ -54,14 +58,10 @@
 				"__rel_loc char[] r; char[8] c"
 #define KERNEL_ADDR		0xffffffff81000000ULL
 
-/* errno bit sets: EADDRINUSE is 98 */
-#define ERR(e)			((__uint128_t)1 << (e))
-#define REG_ERRS		(ERR(EINVAL) | ERR(EADDRINUSE) | ERR(EFAULT) | \
-				 ERR(E2BIG))
-#define UNREG_ERRS		(ERR(EINVAL) | ERR(ENOENT) | ERR(EFAULT) | \
-				 ERR(E2BIG))
-#define WRITE_ERRS		(ERR(EINVAL) | ERR(ENOENT) | ERR(EFAULT) | \
-				 ERR(E2BIG) | ERR(EBADF))
+/* The errnos each call may give for a bad input, 0-terminated */
+static const int reg_errs[] = { EINVAL, EADDRINUSE, EFAULT, E2BIG, 0 };
+static const int unreg_errs[] = { EINVAL, ENOENT, EFAULT, E2BIG, 0 };
+static const int write_errs[] = { EINVAL, ENOENT, EFAULT, E2BIG, EBADF, 0 };
 
 static __u64 rng_state;
 
@@ -907,9 +907,13 @@ static void *next_enable(FIXTURE_DATA(fuzz) *self, int *bit)
 	return self->m.words + ((n / 32) % words) * 8;
 }
 
-static bool errno_ok(__uint128_t allowed, int err)
+static bool errno_ok(const int *allowed, int err)
 {
-	return err > 0 && err < 128 && (allowed & ERR(err));
+	for (; *allowed; allowed++)
+		if (*allowed == err)
+			return true;
+
+	return false;
 }
 
 /* Valid struct, generated command: the answer the oracle demands */
@@ -1119,7 +1123,7 @@ static bool fuzz_reg(struct __test_metadata *_metadata,
 		}
 		return true;
 	}
-	if (errno_ok(REG_ERRS, err))
+	if (errno_ok(reg_errs, err))
 		return true;
 
 	TH_LOG("random DIAG_IOCSREG: %d %s", ret, strerror(err));
@@ -1157,7 +1161,7 @@ static bool fuzz_unreg(struct __test_metadata *_metadata,
 
 	ret = ioctl(self->fd, DIAG_IOCSUNREG, unreg);
 	err = errno;
-	if (ret && errno_ok(UNREG_ERRS, err))
+	if (ret && errno_ok(unreg_errs, err))
 		return true;
 
 	TH_LOG("random DIAG_IOCSUNREG: %d %s", ret, strerror(err));
@@ -1298,7 +1302,7 @@ static bool fuzz_write(struct __test_metadata *_metadata,
 
 	if (expect == 1) {
 		if (ret == (ssize_t)len + 4 ||
-		    (ret < 0 && errno_ok(WRITE_ERRS, err)))
+		    (ret < 0 && errno_ok(write_errs, err)))
 			return true;
 	} else if (expect == 0 ? ret == (ssize_t)len + 4 :
 		   ret == -1 && err == -expect) {
@@ -1331,13 +1335,13 @@ static bool batch_end(struct __test_metadata *_metadata,
 	return stale_check(_metadata, &st->stale) && ok;
 }
 
-TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
+TEST_F_TIMEOUT(fuzz, generated_inputs, FUZZ_HANG_SECONDS)
 {
 	struct fuzz_stats st = {0};
 	unsigned long iters = FUZZ_ITERS, n;
 	long start, elapsed, t0;
 	const char *env;
-	bool ok = true, late = false;
+	bool ok = true;
 	unsigned int r, mode;
 
 	rng_state = FUZZ_SEED;
@@ -1371,10 +1375,6 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 			ASSERT_EQ(0, mode == 1 ? perf_on(self) : 0);
 			self->perf_on = mode != 0;
 			st.t_batch += ue_now_us() - t0;
-			if (ue_now_ms() - start > FUZZ_MAX_SECONDS * 1000) {
-				late = true;
-				break;
-			}
 		}
 
 		/* The costly kinds (parsing, new events) a bit rarer */
@@ -1423,10 +1423,6 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, 200)
 	TH_LOG("ms in: write %ld, batch ends %ld", st.t_write / 1000,
 	       st.t_batch / 1000);
 	ASSERT_TRUE(ok);
-	ASSERT_FALSE(late) {
-		TH_LOG("time limit of %d s: stopped after %lu of %lu inputs",
-		       FUZZ_MAX_SECONDS, n, iters);
-	}
 	ASSERT_LT(0, st.stale);
 
 	perf_off(self);
