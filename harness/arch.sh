@@ -187,10 +187,8 @@ build()
 	rm -rf "$ad/headers" "$ad/kselftest"
 	"${kmake[@]}" -s headers_install INSTALL_HDR_PATH="$ad/headers" >"$ad/headers.log" 2>&1 ||
 		{ cat "$ad/headers.log" >&2; log "$name: headers_install failed"; return 1; }
-	# No -m32 variants: the Makefile adds them when "uname -m" says
-	# x86_64, so it runs under setarch i686 (the cross compiler decides
-	# the target, not the host)
-	if ! setarch i686 make -s -C "$TREE/tools/testing/selftests" TARGETS=user_events ARCH="$karch" \
+	# The Makefile adds the -m32 variants for an x86_64 compiler only
+	if ! make -s -C "$TREE/tools/testing/selftests" TARGETS=user_events ARCH="$karch" \
 	     CROSS_COMPILE="$cross" LDFLAGS=-static \
 	     O="$ad/kselftest-build" KHDR_INCLUDES="-isystem $ad/headers/include" \
 	     INSTALL_PATH="$ad/kselftest" install >"$ad/kselftest.log" 2>&1; then
