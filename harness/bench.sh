@@ -1,22 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "make bench": build the release kernel and the benchmark program, run
-# harness/guest/bench.sh in a guest, and write under build/bench/:
+# harness/guest/bench.sh in guests, and write under build/bench/:
 #   raw.txt      what the guest program printed (one value per repetition)
 #   table.txt    the table shown at the end (median, spread, goal, PASS/MISS)
 #   results.json the same, machine-readable, with every repetition
 #   bench.png    the chart (gnuplot)
+#   readme.md    the README's "Performance" section, which is also
+#                replaced in README.md between the "make bench" markers
 #
-# When the write section runs, a second boot repeats it in an
-# instruction-counted guest (QEMU -icount shift=0, one CPU): guest time
-# then advances one ns per instruction, so its rows ("icount_write_*")
-# are exact and ignore host load; they carry the write goal.
+# Three boots of the same kernel sources:
+#  1. 2 vCPUs, wall-clock: every section; its rows are noisy (TCG on a
+#     shared host) and each is also shown divided by that boot's control
+#     row (a getppid() loop); it carries the 2-writer scaling goal, judged
+#     against the control's own scaling in the same run.
+#  2. instruction-counted (QEMU -icount shift=0, one CPU): guest time
+#     advances one ns per instruction, so its rows ("icount_*") are exact
+#     and ignore host load; they carry every other goal.
+#  3. instruction-counted, on the profiling kernel: the release kernel
+#     with function entry hooks in user_events and the trace event core
+#     (kernel/trace/ is built without them, the tracer must not trace
+#     itself), so that function_graph counts the instructions of each of
+#     their functions: where the instructions and the bytes go.
 #
-# Environment: UE_BENCH_ARGS (guest program arguments, comma-separated,
-# default "all"; e.g. "-r,5,-t,100,write,fork"), UE_BENCH_ICOUNT (0: skip
-# the instruction-counted boot), UE_TIMEOUT (guest seconds, default 720).
-# Exit status 1 when the run failed, not when a goal is missed: MISS rows
-# are results.
+# Environment: UE_BENCH_ARGS (guest program arguments of boot 1,
+# comma-separated, default "all"; e.g. "-r,5,-t,100,write,fork"; -r/-t
+# carry over to boot 2), UE_BENCH_ICOUNT (0: skip boots 2 and 3),
+# UE_BENCH_README (0: leave README.md alone), UE_TIMEOUT (guest seconds,
+# default 900).  Exit status 1 when a run failed, not when a goal is
+# missed: MISS rows are results.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 lock_build
@@ -27,50 +39,111 @@ out=$B/bench
 command -v python3 >/dev/null || die "python3 is needed for the report (apt-get install python3)"
 "$UE_REPO/harness/assemble.sh"
 "$UE_REPO/harness/kernel.sh" release
-obj=$(objdir release)
-make -s -C "$TREE" O="$obj" headers_install INSTALL_HDR_PATH="$B/headers" >"$B/headers.log" 2>&1 ||
+rel=$(objdir release)
+make -s -C "$TREE" O="$rel" headers_install INSTALL_HDR_PATH="$B/headers" >"$B/headers.log" 2>&1 ||
 	{ cat "$B/headers.log"; die "headers_install failed"; }
 
 mkdir -p "$out"
-rm -f "$out/raw.txt" "$out/table.txt" "$out/results.json" "$out/bench.png"
-rm -rf "$out/guest-icount"
-gcc -O2 -Wall -Wextra -I"$B/headers/include" -pthread \
+rm -rf "$out"/raw.txt "$out"/table.txt "$out"/results.json "$out"/bench.png \
+	"$out"/readme.md "$out"/guest "$out"/guest-icount "$out"/guest-prof "$out"/prof
+gcc -O2 -Wall -Wextra -Werror -I"$B/headers/include" -pthread \
 	-o "$out/ue_bench" "$UE_REPO/harness/bench/ue_bench.c" ||
 	die "building harness/bench/ue_bench.c failed"
 
+# The objects of the profiling kernel that get function entry hooks
+PROF_OBJS=(kernel/trace/trace_events_user.o kernel/trace/trace_events.o
+	   kernel/trace/trace_output.o kernel/trace/trace_dynevent.o)
+
+# obj-prof: a copy of obj-release in which only PROF_OBJS and the link
+# are redone (with the flags kernel/trace/Makefile removes put back)
+build_prof()
+{
+	local prof o flags=()
+
+	prof=$(objdir prof)
+	mkdir -p "$prof"
+	if [ ! -f "$prof/.ue-release" ] || [ "$rel/vmlinux" -nt "$prof/.ue-release" ]; then
+		rsync -a --delete --exclude='/.ue-*' "$rel/" "$prof/"
+		for o in "${PROF_OBJS[@]}"; do
+			rm -f "$prof/$o" "$prof/$(dirname "$o")/.$(basename "$o").cmd"
+		done
+		touch -r "$rel/vmlinux" "$prof/.ue-release"
+	fi
+	for o in "${PROF_OBJS[@]}"; do
+		flags+=("CFLAGS_$(basename "$o")=\$(CC_FLAGS_FTRACE)")
+	done
+	log "building the profiling kernel (O=${prof#"$UE_REPO"/}: ${#PROF_OBJS[@]} objects and the link)"
+	make -s -C "$TREE" O="$prof" CC="$KCC" -j"$JOBS" "${flags[@]}" bzImage \
+		>"$prof/build.log" 2>&1 ||
+		{ tail -30 "$prof/build.log" >&2; die "profiling kernel build failed (${prof#"$UE_REPO"/}/build.log)"; }
+}
+
+# The functions function_graph traces in boot 3, one name a line: ours
+# (filter-ours.txt), and with them everything ours calls, the trace event
+# core's functions and the trace_marker_raw write (filter-all.txt).  Names
+# that are not traceable (data, notrace) are skipped by the guest.
+prof_filters()
+{
+	local prof=$1 dir=$2 o
+
+	mkdir -p "$dir"
+	nm --defined-only "$prof/kernel/trace/trace_events_user.o" |
+		awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u > "$dir/filter-ours.txt"
+	for o in "${PROF_OBJS[@]:1}"; do
+		nm --defined-only "$prof/$o" | awk '$2 ~ /^[tT]$/ { print $3 }'
+	done | sort -u > "$dir/core.txt"
+	{
+		cat "$dir/filter-ours.txt" "$dir/core.txt"
+		nm -u "$prof/kernel/trace/trace_events_user.o" | awk '{ print $2 }'
+		printf '%s\n' tracing_mark_raw_write
+	} | sort -u > "$dir/filter-all.txt"
+}
+
 export UE_CMDLINE=${UE_CMDLINE-quiet}
-export UE_TIMEOUT=${UE_TIMEOUT:-720}
+export UE_TIMEOUT=${UE_TIMEOUT:-900}
 rc=0
-"$UE_REPO/harness/vm.sh" release "$UE_REPO/harness/guest/bench.sh" "$out/guest" \
-	"UE_BENCH=$out/ue_bench" "UE_BENCH_ARGS=${UE_BENCH_ARGS:-all}" || rc=$?
-[ -f "$out/guest/raw.txt" ] || die "the guest wrote no results (build/bench/guest/console.log)"
+guest()	# NAME FLAVOUR ARGS [VAR=VALUE...]: one boot, its raw rows with PREFIX
+{
+	local name=$1 flavour=$2 args=$3
+	shift 3
+	"$UE_REPO/harness/vm.sh" "$flavour" "$UE_REPO/harness/guest/bench.sh" \
+		"$out/$name" "UE_BENCH=$out/ue_bench" "UE_BENCH_ARGS=$args" "$@" || rc=$?
+	[ -f "$out/$name/raw.txt" ] ||
+		die "the $name boot wrote no results (build/bench/$name/console.log)"
+}
+
+guest guest release "${UE_BENCH_ARGS:-all}"
 cp "$out/guest/raw.txt" "$out/raw.txt"
 
-# The write section again, instruction-counted: the same options, one CPU
-# (icount runs the vCPUs round-robin; -smp 2 hangs at SMP bring-up)
-IFS=, read -r -a bargs <<< "${UE_BENCH_ARGS:-all}"
-iargs=() want=
-for ((k = 0; k < ${#bargs[@]}; k++)); do
-	case ${bargs[k]} in
-	-r | -t) iargs+=("${bargs[k]}" "${bargs[k + 1]:-}"); k=$((k + 1)) ;;
-	write | all) want=1 ;;
-	esac
-done
-if [ -n "$want" ] && [ "${UE_BENCH_ICOUNT:-1}" != 0 ]; then
-	iargs+=(write)
+if [ "${UE_BENCH_ICOUNT:-1}" != 0 ]; then
+	# -r and -t carry over; the sections whose rows can be exact
+	IFS=, read -r -a bargs <<< "${UE_BENCH_ARGS:-all}"
+	iargs=()
+	for ((k = 0; k < ${#bargs[@]}; k++)); do
+		case ${bargs[k]} in
+		-r | -t) iargs+=("${bargs[k]}" "${bargs[k + 1]:-}"); k=$((k + 1)) ;;
+		esac
+	done
+	iargs+=(write fanout reg fork)
+	# icount runs the vCPUs round-robin; -smp 2 hangs at SMP bring-up
 	UE_SMP=1 UE_QEMU_ARGS="-icount shift=0" \
-		"$UE_REPO/harness/vm.sh" release "$UE_REPO/harness/guest/bench.sh" \
-		"$out/guest-icount" "UE_BENCH=$out/ue_bench" \
-		"UE_BENCH_ARGS=$(IFS=,; echo "${iargs[*]}")" || rc=$?
-	[ -f "$out/guest-icount/raw.txt" ] ||
-		die "the icount guest wrote no results (build/bench/guest-icount/console.log)"
-	sed -n 's/^row write/row icount_write/p' "$out/guest-icount/raw.txt" >> "$out/raw.txt"
+		guest guest-icount release "$(IFS=,; echo "${iargs[*]}")"
+	sed -n 's/^row /row icount_/p' "$out/guest-icount/raw.txt" >> "$out/raw.txt"
+
+	build_prof
+	prof_filters "$(objdir prof)" "$out/prof"
+	# no_hash_pointers: the kmem events must show which allocation a
+	# free releases
+	UE_SMP=1 UE_QEMU_ARGS="-icount shift=0" UE_CMDLINE="$UE_CMDLINE no_hash_pointers" \
+		guest guest-prof prof "-d,$out/prof,prof"
+	grep -E '^(row prof_|# profile )' "$out/guest-prof/raw.txt" >> "$out/raw.txt"
+	cp "$out"/guest-prof/prof-*.txt "$out/prof/"
 fi
 
 python3 "$UE_REPO/harness/bench/report.py" "$out/raw.txt" "$out" || rc=1
 gnuplot -e "dir='$out'" "$UE_REPO/harness/bench/chart.gp" 2>"$out/gnuplot.log" ||
 	{ cat "$out/gnuplot.log" >&2; log "gnuplot failed"; rc=1; }
-for g in "$out"/guest "$out"/guest-icount; do
+for g in "$out"/guest "$out"/guest-icount "$out"/guest-prof; do
 	[ -d "$g" ] || continue
 	if ! "$UE_REPO/harness/scan-splats.sh" "$g/dmesg.txt"; then
 		log "the kernel reported problems during the benchmark (${g#"$UE_REPO"/}/dmesg.txt)"
@@ -78,6 +151,12 @@ for g in "$out"/guest "$out"/guest-icount; do
 	fi
 	[ "$(cat "$g/script.rc" 2>/dev/null)" = 0 ] || { log "the benchmark program failed (${g#"$UE_REPO"/})"; rc=1; }
 done
+
+# The README section, only from a complete run
+if [ $rc = 0 ] && [ "${UE_BENCH_README:-1}" != 0 ] && [ -f "$out/readme.md" ]; then
+	python3 "$UE_REPO/harness/bench/report.py" --readme "$out/readme.md" "$UE_REPO/README.md" ||
+		{ log "README.md has no \"make bench\" markers: not updated"; rc=1; }
+fi
 log "bench: table build/bench/table.txt, JSON build/bench/results.json, chart build/bench/bench.png"
 log "bench took $((SECONDS - start)) s"
 exit $rc

@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # The "make bench" chart: gnuplot -e "dir='build/bench'" chart.gp
-# Reads dir/write.dat and dir/goals.dat (harness/bench/report.py),
-# writes dir/bench.png.
+# Reads dir/write.dat and dir/goals.dat (harness/bench/report.py, which
+# also writes the goal labels), writes dir/bench.png.
 if (!exists("dir")) dir = "."
 set terminal pngcairo size 1400,560 font ",10" noenhanced
 set output dir."/bench.png"
-set multiplot layout 1,2 title "user_events on Linux 6.1 (QEMU TCG: absolute numbers are not hardware numbers, the ratios are what counts)"
+set multiplot layout 1,2 title "user_events on Linux 6.1 (QEMU TCG, instruction-counted where possible: ratios, not hardware numbers)"
 
 set title "Enabled write cost vs payload"
 set logscale x 2
 set xlabel "payload bytes (trace_marker_raw: + 4 B id; it keeps at most 1 KiB)"
-set ylabel "ns per write (median)"
+set ylabel "instructions per write (ns when not instruction-counted)"
 set key top left
 set grid ytics
 set yrange [0:*]
@@ -23,7 +23,7 @@ plot dir."/write.dat" using 1:2 with linespoints lw 2 pt 7 title "user event wri
 unset logscale x
 unset xtics
 set xtics nomirror rotate by 0
-set title "Goals: measured / allowed (<= 1 is PASS; 2-writer scaling inverted)"
+set title "Goals: measured / allowed (<= 1 is PASS; scaling goals inverted)"
 set xlabel ""
 set ylabel "measured / goal limit"
 set bmargin 5

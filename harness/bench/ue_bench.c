@@ -957,6 +957,466 @@ static void bench_fork(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* 8. Where the instructions and the bytes go: function_graph profiles */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Meant for the instruction-counted guest, where function_graph's
+ * durations count instructions.  Each profile runs its operation PROF_N
+ * times untraced and timed (row prof_NAME_u0), then PROF_N times with
+ * function_graph on the functions listed in DIR/filter-LIST.txt (-d DIR,
+ * written by the host from the kernel objects), timed (prof_NAME_u1) and
+ * with a trace_marker line "ue_bench it K" before each; the trace goes
+ * to $UE_RESULTS/prof-NAME.txt.  harness/bench/graphprof.py turns the
+ * trace and the two rows into instructions per function: the hooks of
+ * the traced functions cost the same every time, which the difference
+ * of the two rows and the calibration profile ("cal") measure.  Memory
+ * profiles also record the kmem allocation and free events: which
+ * function allocated what, and what is still allocated at the end.
+ */
+#define PROF_N 31
+
+static const char *prof_dir;	/* -d: the host's filter lists */
+static int prof_fd;		/* user_events_data of the profile */
+static int prof_fd2;		/* a second file: raw marker or /dev/null */
+static uint32_t prof_words[(PROF_N * 4 + 200) / 32 + 1];
+static uint32_t prof_index;
+static int prof_seq;		/* event names differ from profile to profile */
+static int prof_bits[PROF_N * 2 + 100];	/* registered bits of prof_words */
+static int prof_nbits;
+static struct iovec prof_iov[2];
+
+static int tracefs_try(const char *file, const char *s, int flags)
+{
+	char path[256];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | flags);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void tracefs_set(const char *file, const char *s)
+{
+	int ret = tracefs_try(file, s, O_TRUNC);
+
+	if (ret) {
+		errno = -ret;
+		die("write '%s' to %s", s, file);
+	}
+}
+
+struct func_index {
+	char *name;
+	int index;	/* line of available_filter_functions, from 1 */
+};
+
+static int cmp_func(const void *a, const void *b)
+{
+	return strcmp(((const struct func_index *)a)->name,
+		      ((const struct func_index *)b)->name);
+}
+
+/*
+ * Sets set_ftrace_filter to the functions of DIR/filter-LIST.txt that are
+ * traceable.  By index (line of available_filter_functions), not by name:
+ * ftrace matches a name against the symbol of every traceable function,
+ * which takes seconds per name in the instruction-counted guest.
+ */
+static int prof_filter(const char *list)
+{
+	static struct func_index *funcs;
+	static int nfuncs;
+	char path[512], name[256], *line = NULL, *buf;
+	struct func_index key, *f;
+	size_t cap = 0, len = 0;
+	int n = 0, fd;
+	ssize_t k;
+	FILE *in;
+
+	if (!funcs) {
+		in = fopen(TRACEFS "/available_filter_functions", "r");
+		if (!in)
+			die("open available_filter_functions");
+		while (getline(&line, &cap, in) > 0) {
+			funcs = realloc(funcs, (nfuncs + 1) * sizeof(*funcs));
+			if (!funcs)
+				die("out of memory");
+			line[strcspn(line, " \n")] = '\0';
+			funcs[nfuncs].name = strdup(line);
+			funcs[nfuncs].index = nfuncs + 1;
+			nfuncs++;
+		}
+		fclose(in);
+		free(line);
+		qsort(funcs, nfuncs, sizeof(*funcs), cmp_func);
+	}
+
+	snprintf(path, sizeof(path), "%s/filter-%s.txt", prof_dir, list);
+	in = fopen(path, "r");
+	if (!in)
+		die("open %s", path);
+	buf = malloc(16 * nfuncs + 1);
+	if (!buf)
+		die("out of memory");
+	while (fscanf(in, "%255s", name) == 1) {
+		key.name = name;
+		f = bsearch(&key, funcs, nfuncs, sizeof(*funcs), cmp_func);
+		if (!f)
+			continue;
+		/* Static functions of different files may share a name */
+		while (f > funcs && !strcmp(f[-1].name, name))
+			f--;
+		for (; f < funcs + nfuncs && !strcmp(f->name, name); f++) {
+			len += sprintf(buf + len, "%d ", f->index);
+			n++;
+		}
+	}
+	fclose(in);
+	if (!n)
+		die("no traceable function in %s", path);
+	fd = open(TRACEFS "/set_ftrace_filter", O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		die("open set_ftrace_filter");
+	/* Each write takes one index */
+	for (line = buf; len; line += k, len -= k) {
+		k = write(fd, line, len);
+		if (k <= 0)
+			die("write set_ftrace_filter");
+	}
+	close(fd);
+	free(buf);
+	return n;
+}
+
+static void prof_save(const char *name)
+{
+	const char *dir = getenv("UE_RESULTS");
+	char path[512], buf[65536];
+	int in, out;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/prof-%s.txt", dir ? dir : ".", name);
+	in = open(TRACEFS "/trace", O_RDONLY);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (in < 0 || out < 0)
+		die("save the trace to %s", path);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			die("write %s", path);
+	close(in);
+	close(out);
+}
+
+static const char * const kmem_events[] = {
+	"kmem/kmalloc", "kmem/kmem_cache_alloc", "kmem/kfree",
+	"kmem/kmem_cache_free",
+};
+
+static void prof_kmem(bool on)
+{
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(kmem_events) / sizeof(kmem_events[0]); i++) {
+		snprintf(path, sizeof(path), "events/%s/enable", kmem_events[i]);
+		tracefs_set(path, on ? "1" : "0");
+	}
+}
+
+struct profile {
+	const char *name;
+	const char *filter;	/* DIR/filter-FILTER.txt */
+	bool kmem;		/* record allocations too */
+	void (*setup)(void);
+	void (*op)(int k);	/* k: 0 .. 2 * PROF_N - 1, never the same twice */
+	void (*after)(void);	/* untimed, after each op (or NULL) */
+	void (*teardown)(void);
+};
+
+/* The cost of the timing itself: two clock reads */
+static double prof_clock_cost(void)
+{
+	double v[101];
+	uint64_t t0;
+	int i;
+
+	for (i = 0; i < 101; i++) {
+		t0 = now_ns();
+		v[i] = now_ns() - t0;
+	}
+	return median(v, 101);
+}
+
+static void run_profile(const struct profile *p)
+{
+	double u0[PROF_N], u1[PROF_N], clk;
+	char key[96], mark[64];
+	uint64_t t0, start = now_ns();
+	int k, len, markfd, nf;
+
+	pin_cpu(0);
+	p->setup();
+	clk = prof_clock_cost();
+	for (k = 0; k < PROF_N; k++) {
+		t0 = now_ns();
+		p->op(k);
+		u0[k] = now_ns() - t0 - clk;
+		if (p->after)
+			p->after();
+	}
+
+	nf = prof_filter(p->filter);
+	snprintf(mark, sizeof(mark), "%d", getpid());
+	tracefs_set("set_ftrace_pid", mark);
+	tracefs_set("tracing_on", "0");
+	tracefs_set("current_tracer", "function_graph");
+	tracefs_set("trace_options", "funcgraph-tail");
+	tracefs_set("trace_options", "nofuncgraph-irqs");
+	tracefs_set("trace_options", "nofuncgraph-proc");
+	tracefs_set("trace", "");
+	if (p->kmem)
+		prof_kmem(true);
+	markfd = open(TRACEFS "/trace_marker", O_WRONLY);
+	if (markfd < 0)
+		die("open trace_marker");
+	tracefs_set("tracing_on", "1");
+	for (k = 0; k < PROF_N; k++) {
+		len = snprintf(mark, sizeof(mark), "ue_bench it %d", k);
+		if (write(markfd, mark, len) != len)
+			die("trace_marker");
+		t0 = now_ns();
+		p->op(PROF_N + k);
+		u1[k] = now_ns() - t0 - clk;
+		if (p->after)
+			p->after();
+	}
+	if (p->kmem) {
+		/* What the operations freed late (RCU) is freed by now */
+		usleep(500000);
+		len = snprintf(mark, sizeof(mark), "ue_bench end");
+		if (write(markfd, mark, len) != len)
+			die("trace_marker");
+		prof_kmem(false);
+	}
+	tracefs_set("tracing_on", "0");
+	close(markfd);
+	prof_save(p->name);
+	tracefs_set("current_tracer", "nop");
+	tracefs_set("set_ftrace_filter", "");
+	tracefs_set("set_ftrace_pid", "");
+	tracefs_set("trace", "");
+	tracefs_set("tracing_on", "1");
+	p->teardown();
+
+	printf("# profile %s: %d functions traced, %.1f s\n", p->name, nf,
+	       (now_ns() - start) / 1e9);
+	snprintf(key, sizeof(key), "prof_%s_u0", p->name);
+	row(key, "ns", u0, PROF_N);
+	snprintf(key, sizeof(key), "prof_%s_u1", p->name);
+	row(key, "ns", u1, PROF_N);
+}
+
+static void prof_reg_one(const char *fmt, int k, int bit)
+{
+	char cmd[64];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), fmt, getpid(), prof_seq, k);
+	ret = reg_event(prof_fd, cmd, &prof_words[bit / 32], bit % 32, NULL);
+	if (ret) {
+		errno = -ret;
+		die("register %s", cmd);
+	}
+	prof_bits[prof_nbits++] = bit;
+}
+
+/* Registrations of new events: the 100th and on, as in section 4 */
+static void prof_reg_setup(void)
+{
+	int i;
+
+	prof_fd = open_data();
+	for (i = 0; i < 99; i++)
+		prof_reg_one("ue_bp%dx%d_pre%d u32 v", i, 2 * PROF_N + i);
+}
+
+static void prof_reg_op(int k)
+{
+	prof_reg_one("ue_bp%dx%d_%d u32 v", k, k);
+}
+
+/* The same event at new addresses: one enabler each */
+static void prof_same_op(int k)
+{
+	prof_reg_one("ue_bp%dx%d_pre%d u32 v", 0, k);
+}
+
+/* Enablers belong to the process, not to the fd: unregister them */
+static void prof_close(void)
+{
+	int i;
+
+	for (i = 0; i < prof_nbits; i++)
+		unreg_event(prof_fd, &prof_words[prof_bits[i] / 32],
+			    prof_bits[i] % 32);
+	prof_nbits = 0;
+	close(prof_fd);
+}
+
+/* An ioctl that our handler refuses at once: the cost of the hooks */
+static void prof_cal_setup(void)
+{
+	prof_fd = open_data();
+}
+
+static void prof_cal_op(int k)
+{
+	(void)k;
+	if (ioctl(prof_fd, _IO(DIAG_IOC_MAGIC, 0x7f), NULL) >= 0 ||
+	    errno != ENOTTY)
+		die("unknown ioctl not refused with ENOTTY");
+}
+
+/* 32 B payload writes with ftrace attached, and trace_marker_raw */
+static void prof_write_setup(void)
+{
+	uint32_t *word = &prof_words[0];
+
+	prof_fd = open_data();
+	if (reg_event(prof_fd, "ue_bench_p u32 v", word, 0, &prof_index))
+		die("register ue_bench_p");
+	prof_bits[prof_nbits++] = 0;
+	prof_fd2 = open(TRACEFS "/trace_marker_raw", O_WRONLY);
+	if (prof_fd2 < 0)
+		die("open trace_marker_raw");
+	memset(payload, 0, sizeof(payload));
+	prof_iov[0].iov_base = &prof_index;
+	prof_iov[0].iov_len = sizeof(prof_index);
+	prof_iov[1].iov_base = payload + 4;
+	prof_iov[1].iov_len = 32;
+	ftrace_enable("ue_bench_p", true);
+	if (!(*word & 1))
+		die("enable bit not set by ftrace");
+}
+
+static void prof_write_teardown(void)
+{
+	ftrace_enable("ue_bench_p", false);
+	write_str(TRACEFS "/trace", "");
+	close(prof_fd2);
+	prof_close();
+}
+
+static void prof_writev_op(int k)
+{
+	(void)k;
+	ue_write(prof_fd, prof_iov, 36);
+}
+
+static void prof_write1_op(int k)
+{
+	(void)k;
+	memcpy(payload, &prof_index, 4);
+	ue_write1(prof_fd, 36);
+}
+
+static void prof_raw_op(int k)
+{
+	(void)k;
+	memset(payload, 0, 4);
+	raw_write(prof_fd2, 36);
+}
+
+/* fork() of a process with 1000 enablers; the child exits at once */
+static uint32_t fork_words[1000 / 32 + 1];
+
+static void prof_fork_setup(void)
+{
+	int i;
+
+	prof_fd = open_data();
+	for (i = 0; i < 1000; i++)
+		if (reg_event(prof_fd, "ue_bench_k u32 v", &fork_words[i / 32],
+			      i % 32, NULL))
+			die("register enabler %d", i);
+}
+
+static void prof_fork_teardown(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		unreg_event(prof_fd, &fork_words[i / 32], i % 32);
+	close(prof_fd);
+}
+
+static pid_t prof_child;
+
+static void prof_fork_op(int k)
+{
+	(void)k;
+	prof_child = fork();
+	if (!prof_child)
+		_exit(0);
+	if (prof_child < 0)
+		die("fork");
+}
+
+static void prof_fork_reap(void)
+{
+	wait_child(prof_child);
+}
+
+static const struct profile profiles[] = {
+	{ "cal", "ours", false, prof_cal_setup, prof_cal_op, NULL, prof_close },
+	{ "reg", "all", false, prof_reg_setup, prof_reg_op, NULL, prof_close },
+	{ "regmem", "all", true, prof_reg_setup, prof_reg_op, NULL,
+	  prof_close },
+	{ "same", "all", false, prof_reg_setup, prof_same_op, NULL,
+	  prof_close },
+	{ "samemem", "all", true, prof_reg_setup, prof_same_op, NULL,
+	  prof_close },
+	{ "writev", "all", false, prof_write_setup, prof_writev_op, NULL,
+	  prof_write_teardown },
+	{ "write1", "all", false, prof_write_setup, prof_write1_op, NULL,
+	  prof_write_teardown },
+	{ "raw", "all", false, prof_write_setup, prof_raw_op, NULL,
+	  prof_write_teardown },
+	{ "fork", "all", false, prof_fork_setup, prof_fork_op, prof_fork_reap,
+	  prof_fork_teardown },
+};
+
+static void bench_prof(void)
+{
+	unsigned int i;
+
+	if (!prof_dir)
+		die("the prof section needs -d DIR (the host's filter lists)");
+	/* Each in a child of its own: a fresh process, and fresh names */
+	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		pid_t pid;
+
+		prof_seq++;
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			run_profile(&profiles[i]);
+			fflush(stdout);
+			_exit(0);
+		}
+		wait_child(pid);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 
 static const struct {
 	const char *name;
@@ -968,11 +1428,12 @@ static const struct {
 	{ "reg", bench_reg },
 	{ "tput", bench_tput },
 	{ "fork", bench_fork },
+	{ "prof", bench_prof },
 	{ "prof_ue", prof_ue },		/* from here on: not in "all" */
 	{ "prof_raw", prof_raw },
 };
 
-#define NR_ALL 6
+#define NR_ALL 6	/* "prof" and the rest are not in "all" */
 
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -1011,8 +1472,11 @@ int main(int argc, char **argv)
 {
 	int opt, i, s, bad = 0;
 
-	while ((opt = getopt(argc, argv, "r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:r:t:")) != -1) {
 		switch (opt) {
+		case 'd':
+			prof_dir = optarg;
+			break;
 		case 'r':
 			reps = atoi(optarg);
 			break;
@@ -1043,7 +1507,7 @@ int main(int argc, char **argv)
 	}
 	return bad;
 usage:
-	fprintf(stderr, "usage: %s [-r REPS] [-t MS] write|disabled|fanout|reg|tput|fork|all...\n",
+	fprintf(stderr, "usage: %s [-d DIR] [-r REPS] [-t MS] write|disabled|fanout|reg|tput|fork|prof|all...\n",
 		argv[0]);
 	return 2;
 }
