@@ -18,6 +18,9 @@
 #                 patches/*.patch and the overlay (NEW=path: a new patch)
 #   make docs     Sphinx build of Documentation/trace (build/docs/)
 #   make bench    release kernel benchmarks (build/bench/: table, JSON, PNG)
+#   make mutate   one debug kernel with every mutant of harness/mutants/
+#                 (a rule broken on purpose), booted once per mutant:
+#                 does a test fail for each? (not in make test or CI)
 #   make kernel   build the debug and release kernels (alias: build)
 #   make assemble assemble build/linux (pristine 6.1 + overlay + patches)
 #   make userspace  headers, kselftests and sample (build/kselftest, build/samples)
@@ -43,7 +46,7 @@ unexport ARCH
 MAKEOVERRIDES := $(filter-out ARCH=%,$(MAKEOVERRIDES))
 
 .PHONY: all test test-kcsan check demo shell series refresh-patches docs bench kernel build \
-	assemble deps userspace scanner-test clean distclean help
+	assemble deps userspace scanner-test clean distclean help mutate
 
 all: test
 
@@ -82,6 +85,9 @@ docs:
 
 bench:
 	@$(H)/bench.sh
+
+mutate:
+	@$(H)/mutate.sh
 
 kernel build: assemble
 	@$(H)/kernel.sh debug
