@@ -29,13 +29,23 @@ make -s -C "$TREE" O="$kc" tinyconfig >"$kc/make.log" 2>&1 || { cat "$kc/make.lo
 	{ cat "$kc/merge.log"; die "merge_config.sh failed"; }
 make -s -C "$TREE" O="$kc" olddefconfig >>"$kc/make.log" 2>&1 || { cat "$kc/make.log"; die "olddefconfig failed"; }
 
-# Verify: every CONFIG_X=v and "# CONFIG_X is not set" requested is there
+# Verify: every CONFIG_X=v and "# CONFIG_X is not set" requested is
+# there; a later fragment overrides an earlier one, as in merge_config.sh
+declare -A last=()
+for i in "${!frags[@]}"; do
+	while IFS= read -r sym; do
+		last[$sym]=$i
+	done < <(grep -oE '^(# )?CONFIG_[A-Za-z0-9_]+' "${frags[$i]}" | sed 's/^# //')
+done
 bad=0
-for f in "${frags[@]}"; do
+for i in "${!frags[@]}"; do
+	f=${frags[$i]}
 	while IFS= read -r line; do
 		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+			[ "${last[${BASH_REMATCH[1]}]}" = "$i" ] || continue
 			grep -qxF -- "$line" "$kc/.config" && continue
 		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			[ "${last[${BASH_REMATCH[1]}]}" = "$i" ] || continue
 			grep -q "^${BASH_REMATCH[1]}=" "$kc/.config" || continue
 		else
 			continue
