@@ -59,6 +59,8 @@ if [ -w /sys/kernel/debug/kmemleak ] && [ "${UE_SKIP_KMEMLEAK:-0}" != 1 ]; then
 	echo scan > /sys/kernel/debug/kmemleak
 	cat /sys/kernel/debug/kmemleak > "$R/kmemleak.txt"
 fi
+# The KCSAN flavour's counters: how many watchpoints were set up
+[ -r /sys/kernel/debug/kcsan ] && echo "$(</sys/kernel/debug/kcsan)" > "$R/kcsan.txt"
 echo "[guest] $(uptime) saving dmesg"
 echo "$(</proc/sys/kernel/tainted)" > "$R/tainted"
 dmesg > "$R/dmesg.txt"
