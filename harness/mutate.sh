@@ -6,14 +6,18 @@
 # rule of the ABI (a limit moved by one, an errno swapped, a check or a
 # reference dropped, ...) located by anchor text in the sources, with the
 # kselftest programs that must kill it.  All of them are compiled into ONE
-# debug kernel (harness/mutants/apply.py), each behind "ue_mutant == N"; the
-# kernel parameter ue_mutant=N picks one at boot.  The kernel boots once
-# with ue_mutant=0, running every program some mutant names (all must
-# pass), then once per mutant running only the programs it names.  A
-# mutant is killed when a kselftest case or KUnit case fails, a program
-# crashes or times out, dmesg shows a splat, or the guest panics or hangs.
-# Prints one line per mutant, "mutants: N killed, N survived of N" and the
-# run time; exits 1 when a mutant survived or the clean run failed.
+# debug kernel (harness/mutants/apply.py), each behind "ue_mutant == N",
+# a kernel parameter that is writable at run time.  One boot then runs
+# every program some mutant names with ue_mutant=0 (all must pass), and
+# each mutant in turn: ue_mutant=N, only the programs it names, ue_mutant=0
+# (harness/mutants/guest.sh).  A mutant is killed when a kselftest case
+# fails, a program crashes or times out, or dmesg shows a splat while it
+# runs; a guest that panics or hangs kills the mutant it was running, and
+# the rest go on in a new boot.  A mutant that could leave the kernel in a
+# state that fails later tests ("alone" in mutants.txt) gets a boot of its
+# own, after the others.  Prints one line per mutant, "mutants: N
+# killed, N survived of N" and the run time; exits 1 when a mutant
+# survived or the clean run failed.
 #
 #   mutate.sh [all|prepare|build|kernel|run|list] [NAME|N ...]
 #     all      (make mutate) prepare, build, run
@@ -23,19 +27,23 @@
 #     build    prepare, then build the mutant kernel
 #     kernel   only build the mutant kernel (after prepare)
 #     run      boot the built kernel: the clean run, then each mutant (or
-#              only the mutants named)
+#              only the mutants named); the mutant kernel must be built
 #     list     the mutants: number, name, tests, rule
 #
-# Not part of make test or CI: ~1 min per mutant.  Everything lives in
+# Not part of make test or CI: one boot, then ~20-80 s per mutant.  Everything lives in
 # build/mutate/: linux (the tree with the mutants), obj-debug (its kernel;
-# build/obj-mutate links to it), kselftest, results/N-NAME/ (console.log,
-# TAP, dmesg, summary.txt) and score.txt.  build/mutate/obj-debug sits next
-# to build/mutate/linux as build/obj-debug does to build/linux, so ccache
-# serves every object but the mutated ones from make test's builds; make
-# test's tree and objects are never touched.  Only prepare holds the
-# harness lock; the boots do not block make test.
+# build/obj-mutate links to it), kselftest, plan.txt (what the guest
+# runs), results/N-NAME/ (TAP, dmesg, summary.txt), results/bootK/
+# console.log and score.txt.  prepare copies build/linux and
+# build/obj-debug (make test's tree and objects) there, and the build runs
+# in a private mount namespace where the copies are mounted over the
+# originals: the same paths, so make compiles only what the mutants change
+# (and what make test has not built yet); make test's tree and objects are
+# never written.  Only prepare holds the harness lock; the boots do not
+# block make test.
 #
-# UE_MUTATE_TIMEOUT: hard limit of one guest run in seconds (600).
+# UE_MUTATE_TIMEOUT: the hard limit of a boot is this (600 s) plus 300 s
+# per mutant it has to run.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -52,10 +60,10 @@ prepare()
 {
 	local had_lock=${UE_LOCKED:-} t f excl=()
 
-	python3 "$APPLY" --check "$MUTS" "$UE_REPO" || exit 1
 	lock_build
 	"$UE_REPO/harness/deps.sh" || exit 1
 	"$UE_REPO/harness/assemble.sh" || exit 1
+	python3 "$APPLY" --check "$MUTS" "$TREE" || exit 1
 	"$UE_REPO/harness/config.sh" debug || exit 1
 	"$UE_REPO/harness/userspace.sh" debug || exit 1
 
@@ -67,8 +75,11 @@ prepare()
 	rsync -a --delete "${excl[@]}" "$TREE/" "$M/linux/"
 	rm -rf "$M/kselftest"
 	cp -a "$B/kselftest" "$M/kselftest"
-	cmp -s "$B/obj-debug/.config" "$M/obj-debug/.config" ||
-		cp "$B/obj-debug/.config" "$M/obj-debug/.config"
+	# make test's objects, where it built them; the mutated ones are
+	# compiled again, in the copy
+	[ -f "$B/obj-debug/.config" ] || die "no build/obj-debug/.config"
+	log "copying build/obj-debug to ${M#"$UE_REPO"/}/obj-debug"
+	rsync -a --delete "$B/obj-debug/" "$M/obj-debug/"
 	if [ -z "$had_lock" ]; then
 		flock -u 9
 		exec 9>&-
@@ -91,12 +102,16 @@ build()
 {
 	local start=$SECONDS warn total=1300
 
-	make -s -C "$M/linux" O="$M/obj-debug" olddefconfig >"$M/olddefconfig.log" 2>&1 ||
-		{ cat "$M/olddefconfig.log" >&2; die "olddefconfig of the mutant kernel failed"; }
+	[ -d "$M/linux/kernel" ] && [ -f "$M/obj-debug/.config" ] || die "nothing prepared: mutate.sh prepare first"
 	[ ! -f "$M/obj-debug/.ue-objects" ] || total=$(cat "$M/obj-debug/.ue-objects")
-	log "building the mutant kernel (O=${M#"$UE_REPO"/}/obj-debug, -j$JOBS, CC=$KCC)"
-	if ! make -C "$M/linux" O="$M/obj-debug" CC="$KCC" -j"$JOBS" bzImage 2>&1 |
-	     kbuild_progress "$M/obj-debug/build.log" "mutant kernel" "$total"; then
+	log "building the mutant kernel (${M#"$UE_REPO"/}/linux and obj-debug mounted at build/linux and build/obj-debug in a private mount namespace, -j$JOBS, CC=$KCC)"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	if ! unshare --mount --propagation private bash -c '
+		set -e
+		mount --bind "$1/linux" "$2"
+		mount --bind "$1/obj-debug" "$3"
+		make -C "$2" O="$3" CC="$4" -j"$5" bzImage' mutate "$M" "$TREE" "$B/obj-debug" \
+		"$KCC" "$JOBS" 2>&1 | kbuild_progress "$M/obj-debug/build.log" "mutant kernel" "$total"; then
 		grep -E 'error|Error' -A5 "$M/obj-debug/build.log" | head -60 >&2
 		die "mutant kernel build failed (${M#"$UE_REPO"/}/obj-debug/build.log)"
 	fi
@@ -105,83 +120,129 @@ build()
 	warn=$(grep -a 'trace_events_user.*warning:' "$M/obj-debug/build.log" || true)
 	[ -z "$warn" ] || { printf '%s\n' "$warn" >&2; die "the mutants draw compiler warnings"; }
 	ln -sfn mutate/obj-debug "$B/obj-mutate"
-	log "mutant kernel ready in $((SECONDS - start)) s"
+	log "mutant kernel ready in $((SECONDS - start)) s ($(cat "$M/obj-debug/build.log.count") objects compiled)"
 }
 
-# boot N PROGS DIR: one guest run with ue_mutant=N; the judgement of
-# results.sh in DIR/summary.txt.  Returns 0 when everything passed.
-boot()
+# judge DIR: the verdict of results.sh on a mutant's results in
+# DIR/summary.txt; returns 0 when everything passed
+judge()
 {
-	local n=$1 progs=$2 dir=$3 rc=0
-
-	rm -rf "$dir" "$dir.vm.log"
-	UE_CMDLINE="${UE_CMDLINE:-} ue_mutant=$n" UE_TIMEOUT=${UE_MUTATE_TIMEOUT:-600} \
-		"$UE_REPO/harness/vm.sh" mutate "$UE_REPO/harness/mutants/guest.sh" "$dir" \
-		UE_SKIP_KMEMLEAK=1 "UE_T=$progs" 2> "$dir.vm.log" || rc=$?
-	mkdir -p "$dir"
-	mv "$dir.vm.log" "$dir/vm.log"
-	if [ ! -f "$dir/done" ]; then
-		echo "not ok - guest run: $(grep -a 'guest run FAILED' "$dir/vm.log" | sed 's/.*FAILED: //')" \
-			> "$dir/summary.txt"
-		return 1
-	fi
-	# A kernel that ignored ue_mutant would make every mutant survive
-	[ "$(cat "$dir/ue_mutant" 2>/dev/null)" = "$n" ] ||
-		die "the guest of mutant $n reports ue_mutant=$(cat "$dir/ue_mutant" 2>/dev/null || echo none) (see $dir/console.log)"
+	local dir=$1
 	UE_KSELFTEST_LIST=$M/kselftest/kselftest-list.txt \
-		"$UE_REPO/harness/results.sh" "$dir" > "$dir/summary.txt" 2>&1 || rc=1
-	return $rc
+		"$UE_REPO/harness/results.sh" "$dir" > "$dir/summary.txt" 2>&1
 }
 
+# verdict N NAME TESTS RULE DIR SECONDS: count and print one mutant
+verdict()
+{
+	local n=$1 name=$2 tests=$3 rule=$4 dir=$5 secs=$6 why
+	total=$((total + 1))
+	if [ "$(cat "$dir/ue_mutant" 2>/dev/null)" != "$n" ]; then
+		die "the guest ran mutant $n with ue_mutant=$(cat "$dir/ue_mutant" 2>/dev/null || echo none) ($dir)"
+	fi
+	if [ -f "$dir/done" ] && judge "$dir"; then
+		survived=$((survived + 1))
+		printf 'SURVIVED %2d %-36s %5s  (%s; %s)\n' "$n" "$name" "$(mmss "$secs")" \
+			"$tests" "$rule" | tee -a "$M/score.txt"
+		return
+	fi
+	killed=$((killed + 1))
+	if [ -f "$dir/done" ]; then
+		why=$(grep -a '^not ok' "$dir/summary.txt" | head -2 | sed 's/^not ok [0-9]* *//' |
+		      tr '\n' ';' | cut -c1-120)
+	else
+		why="the guest died: $(grep -a 'guest run FAILED' "$M/results/vm.log" | tail -n 1 | sed 's/.*FAILED: //')"
+	fi
+	printf 'killed   %2d %-36s %5s  %s\n' "$n" "$name" "$(mmss "$secs")" "${why%;}" |
+		tee -a "$M/score.txt"
+}
+
+# The mutants run one after the other in one boot: the guest sets
+# ue_mutant (a writable parameter) before each and clears it after.  A
+# guest that dies (panic, hang) kills the mutant it was running; the rest
+# go on in a new boot.
 run()
 {
-	local start=$SECONDS all=() sel=() n name tests rule t0 dir why
-	local killed=0 survived=0 total=0 union=
+	local start=$SECONDS batch=() alone=() n name tests rule flag l t union=
+	local killed=0 survived=0 total=0 boot=0
 	local -A want=()
 
 	[ -f "$B/obj-mutate/arch/x86/boot/bzImage" ] || die "no mutant kernel: make mutate (or mutate.sh build) first"
 	for a in "$@"; do want[$a]=1; done
-	mapfile -t all < <(mutants)
-	for l in "${all[@]}"; do
-		IFS=$'\t' read -r n name tests rule <<< "$l"
+	while IFS= read -r l; do
+		IFS=$'\t' read -r n name tests rule flag <<< "$l"
 		[ $# -eq 0 ] || [ -n "${want[$n]:-}" ] || [ -n "${want[$name]:-}" ] || continue
-		sel+=("$l")
+		if [ -n "$flag" ]; then alone+=("$l"); else batch+=("$l"); fi
 		for t in ${tests//,/ }; do
 			[[ ,$union, == *,$t,* ]] || union+=${union:+,}$t
 		done
-	done
-	[ ${#sel[@]} -gt 0 ] || die "no mutant matches: $*"
+	done < <(mutants)
+	[ $((${#batch[@]} + ${#alone[@]})) -gt 0 ] || die "no mutant matches: $*"
+	rm -rf "$M/results"
 	mkdir -p "$M/results"
-
-	log "clean run (ue_mutant=0): $union"
-	t0=$SECONDS
-	if ! boot 0 "$union" "$M/results/0-none"; then
-		grep -a '^not ok\|splat' "$M/results/0-none/summary.txt" | head -20 >&2
-		die "the clean run fails ($M/results/0-none/summary.txt): fix that first"
-	fi
-	log "clean run passed in $(mmss $((SECONDS - t0)))"
-
 	: > "$M/score.txt"
-	for l in "${sel[@]}"; do
-		IFS=$'\t' read -r n name tests rule <<< "$l"
-		dir=$M/results/$n-$name
-		t0=$SECONDS
-		total=$((total + 1))
-		if boot "$n" "$tests" "$dir"; then
-			survived=$((survived + 1))
-			printf 'SURVIVED %2d %-36s %s  (%s; %s)\n' "$n" "$name" "$(mmss $((SECONDS - t0)))" \
-				"$tests" "$rule" | tee -a "$M/score.txt"
-		else
-			killed=$((killed + 1))
-			why=$(grep -a '^not ok' "$dir/summary.txt" | head -2 | sed 's/^not ok [0-9]* *//' |
-			      tr '\n' ';' | cut -c1-110)
-			printf 'killed   %2d %-36s %s  %s\n' "$n" "$name" "$(mmss $((SECONDS - t0)))" \
-				"${why%;}" | tee -a "$M/score.txt"
-		fi
+
+	# First the clean run, ue_mutant=0 with every program some mutant
+	# names; then the mutants, those marked "alone" in boots of their own
+	run_boots "0	none	$union	no mutant: every program must pass	" "${batch[@]}"
+	for l in "${alone[@]}"; do
+		run_boots "$l"
 	done
 	echo "mutants: $killed killed, $survived survived of $total" | tee -a "$M/score.txt"
-	echo "run time: $(mmss $((SECONDS - start))) (clean run included)" | tee -a "$M/score.txt"
+	echo "run time: $(mmss $((SECONDS - start))) ($boot boots, clean run included)" | tee -a "$M/score.txt"
 	[ "$survived" -eq 0 ]
+}
+
+# run_boots MUTANT_LINE...: run these one after the other, booting again
+# after a guest that died
+run_boots()
+{
+	local todo=("$@") rest l n name tests rule flag dir t0 died
+	local -A began=()
+
+	while [ ${#todo[@]} -gt 0 ]; do
+		boot=$((boot + 1))
+		for l in "${todo[@]}"; do
+			IFS=$'\t' read -r n name tests rule flag <<< "$l"
+			printf '%s %s %s\n' "$n" "$name" "$tests"
+		done > "$M/plan.txt"
+		log "boot $boot: ${#todo[@]} run(s), from $(head -n 1 "$M/plan.txt" | cut -d' ' -f1,2)"
+		t0=$SECONDS
+		UE_TIMEOUT=$(( ${UE_MUTATE_TIMEOUT:-600} + 300 * ${#todo[@]} )) \
+			"$UE_REPO/harness/vm.sh" mutate "$UE_REPO/harness/mutants/guest.sh" \
+			"$M/results/boot$boot" UE_TIMEOUT_FACTOR=1 2> "$M/results/vm.log" || true
+		cat "$M/results/vm.log" >> "$M/results/vm-all.log"
+		rest=() died=
+		for l in "${todo[@]}"; do
+			IFS=$'\t' read -r n name tests rule flag <<< "$l"
+			dir=$M/results/boot$boot/$n-$name
+			if [ ! -d "$dir" ] || [ -n "$died" ]; then
+				rest+=("$l")
+				continue
+			fi
+			began[$n]=$(stat -c %Y "$dir/ue_mutant" 2>/dev/null || date +%s)
+			rm -rf "$M/results/$n-$name"
+			mv "$dir" "$M/results/$n-$name"
+			dir=$M/results/$n-$name
+			[ -f "$dir/done" ] || died=1
+			if [ "$n" = 0 ]; then
+				if [ ! -f "$dir/done" ] || ! judge "$dir"; then
+					grep -a '^not ok\|splat\|^ \+#' "$dir/summary.txt" 2>/dev/null | head -30 >&2
+					die "the clean run fails ($dir/summary.txt): fix that first"
+				fi
+				log "clean run passed"
+				continue
+			fi
+			verdict "$n" "$name" "$tests" "$rule" "$dir" \
+				$(( $(stat -c %Y "$dir/done" 2>/dev/null || date +%s) - began[$n] ))
+		done
+		if [ ${#rest[@]} -eq ${#todo[@]} ]; then
+			tail -n 30 "$M/results/boot$boot/console.log" >&2
+			die "boot $boot ran nothing (console: $M/results/boot$boot/console.log)"
+		fi
+		todo=("${rest[@]}")
+		log "boot $boot took $(mmss $((SECONDS - t0)))"
+	done
 }
 
 case $step in

@@ -4,7 +4,7 @@
 
     apply.py MUTANTS SRC_TREE OUT_TREE   write the mutated files into OUT_TREE
                                          (only those whose content changes)
-    apply.py --list MUTANTS              print "N<TAB>NAME<TAB>TESTS<TAB>RULE"
+    apply.py --list MUTANTS              print "N<TAB>NAME<TAB>TESTS<TAB>RULE<TAB>ALONE"
     apply.py --check MUTANTS SRC_TREE    check every anchor, write nothing
     apply.py --files MUTANTS             the files the mutants change
 
@@ -23,7 +23,7 @@ import sys
 
 # Defined in the first file of the list, declared in the others
 DEFINE = ("\n/* make mutate only: the number of the deliberate bug to run */\n"
-          "int ue_mutant;\ncore_param(ue_mutant, ue_mutant, int, 0444);\n")
+          "int ue_mutant;\ncore_param(ue_mutant, ue_mutant, int, 0644);\n")
 DECLARE = "\n/* make mutate only */\nextern int ue_mutant;\n"
 HOME = "kernel/trace/trace_events_user.c"
 
@@ -60,7 +60,7 @@ def parse(path):
             if any(m["name"] == val for m in muts):
                 fail("%s: mutant %s twice" % (where, val))
             cur = {"n": len(muts) + 1, "name": val, "rule": "", "tests": [],
-                   "pairs": []}
+                   "pairs": [], "alone": ""}
             muts.append(cur)
             fname = HOME
         elif cur is None:
@@ -69,6 +69,8 @@ def parse(path):
             cur["rule"] = val
         elif key == "tests":
             cur["tests"] = val.replace(",", " ").split()
+        elif key == "alone" and not val:
+            cur["alone"] = "alone"
         elif key == "file":
             fname = val
         elif key == "anchor" and not val:
@@ -131,7 +133,8 @@ def main():
     args = sys.argv[1:]
     if args[:1] == ["--list"] and len(args) == 2:
         for m in parse(args[1]):
-            print("%d\t%s\t%s\t%s" % (m["n"], m["name"], ",".join(m["tests"]), m["rule"]))
+            print("%d\t%s\t%s\t%s\t%s" % (m["n"], m["name"], ",".join(m["tests"]), m["rule"],
+                                        m["alone"]))
         return
     if args[:1] == ["--files"] and len(args) == 2:
         muts = parse(args[1])
