@@ -20,8 +20,9 @@
  * ENOMEM or gives a child with every enabler of its parent; execve()
  * either fails and leaves the enablers or drops them all. After each
  * attempt the state is back to where the operation started, and the
- * persistent events the fork and exec sweeps use are unreferenced at
- * the end (they delete at once): no reference leaked on any path.
+ * events of the sweeps are unreferenced at the end (they delete at once
+ * once the fd that registered them is closed): no reference leaked on
+ * any path.
  * Each operation prints how many fault sites it reached.
  */
 #define _GNU_SOURCE
@@ -600,6 +601,19 @@ static void fi_delete(struct __test_metadata *_metadata, const char *name,
 	}
 	ASSERT_FALSE(fi_event_exists(name));
 	ASSERT_EQ(-1, fi_used_by(name));
+}
+
+/*
+ * End of a sweep on an event the holding fd registered: once that fd is
+ * closed nothing may hold the event, or one of the attempts leaked a
+ * reference; unreferenced, it deletes at once.
+ */
+static void fi_drop_hold(struct __test_metadata *_metadata, struct fi_ctx *c,
+			 const char *name)
+{
+	close(c->hold_fd);
+	c->hold_fd = -1;
+	fi_delete(_metadata, name, false);
 }
 
 /* --- register a new event --- */
@@ -1227,6 +1241,7 @@ TEST_F_TIMEOUT(fi, register_existing_event, 300) {
 	fi_sweep(_metadata, c, &op_old);
 	ASSERT_EQ(0, ue_enable(EV_OLD, 0));
 	ASSERT_EQ(0, ue_unreg_fd(c->hold_fd, &c->w[W_OLD_HOLD], 0));
+	fi_drop_hold(_metadata, c, EV_OLD);
 }
 
 TEST_F_TIMEOUT(fi, register_multi_format_event, 300) {
@@ -1242,6 +1257,7 @@ TEST_F_TIMEOUT(fi, unregister, 300) {
 	fi_sweep(_metadata, c, &op_unreg);
 	ASSERT_EQ(0, ue_enable(EV_UNREG, 0));
 	ASSERT_EQ(0, ue_unreg_fd(c->hold_fd, &c->w[W_UNREG_HOLD], 0));
+	fi_drop_hold(_metadata, c, EV_UNREG);
 }
 
 TEST_F_TIMEOUT(fi, delete_ioctl, 300) {
@@ -1267,6 +1283,7 @@ TEST_F_TIMEOUT(fi, write_ftrace_attached, 300) {
 	fi_sweep(_metadata, c, &op_ftrace_write);
 	ASSERT_EQ(0, ue_enable(EV_WRITE, 0));
 	ASSERT_EQ(0, ue_unreg_fd(c->hold_fd, &c->w[W_WRITE], 0));
+	fi_drop_hold(_metadata, c, EV_WRITE);
 }
 
 TEST_F_TIMEOUT(fi, write_perf_attached, 300) {
@@ -1281,6 +1298,7 @@ TEST_F_TIMEOUT(fi, write_perf_attached, 300) {
 	close(c->perf_fd);
 	c->perf_fd = -1;
 	ASSERT_EQ(0, ue_unreg_fd(c->hold_fd, &c->w[W_PWRITE], 0));
+	fi_drop_hold(_metadata, c, EV_WRITE);
 }
 
 TEST_F_TIMEOUT(fi, status_read, 300) {
@@ -1290,6 +1308,7 @@ TEST_F_TIMEOUT(fi, status_read, 300) {
 			       NULL));
 	fi_sweep(_metadata, c, &op_status);
 	ASSERT_EQ(0, ue_unreg_fd(c->hold_fd, &c->w[W_FT], 0));
+	fi_drop_hold(_metadata, c, EV_FT);
 }
 
 TEST_F_TIMEOUT(fi, ftrace_enable_disable, 300) {
@@ -1300,6 +1319,7 @@ TEST_F_TIMEOUT(fi, ftrace_enable_disable, 300) {
 	fi_sweep(_metadata, c, &op_ft_enable);
 	fi_sweep(_metadata, c, &op_ft_disable);
 	ASSERT_EQ(0, ue_unreg_fd(c->hold_fd, &c->w[W_FT], 0));
+	fi_drop_hold(_metadata, c, EV_FT);
 }
 
 TEST_F_TIMEOUT(fi, perf_enable, 300) {
@@ -1311,6 +1331,7 @@ TEST_F_TIMEOUT(fi, perf_enable, 300) {
 	ASSERT_LT(0, c->id);
 	fi_sweep(_metadata, c, &op_perf_enable);
 	ASSERT_EQ(0, ue_unreg_fd(c->hold_fd, &c->w[W_PERF], 0));
+	fi_drop_hold(_metadata, c, EV_PERF);
 }
 
 /*
