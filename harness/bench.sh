@@ -54,25 +54,23 @@ gcc -O2 -Wall -Wextra -Werror -I"$B/headers/include" -pthread \
 PROF_OBJS=(kernel/trace/trace_events_user.o kernel/trace/trace_events.o
 	   kernel/trace/trace_output.o kernel/trace/trace_dynevent.o)
 
-# obj-prof: a copy of obj-release in which only PROF_OBJS and the link
-# are redone (with the flags kernel/trace/Makefile removes put back)
+# obj-prof: the release configuration in a build directory of its own,
+# with the flags kernel/trace/Makefile removes put back for PROF_OBJS.
+# Not a copy of obj-release: objtool's build records the absolute path of
+# its directory, so a copy rebuilds objtool and with it every object.
+# The first build compiles everything (ccache hits the release's objects),
+# later ones what changed.
 build_prof()
 {
 	local prof o flags=()
 
 	prof=$(objdir prof)
 	mkdir -p "$prof"
-	if [ ! -f "$prof/.ue-release" ] || [ "$rel/vmlinux" -nt "$prof/.ue-release" ]; then
-		rsync -a --delete --exclude='/.ue-*' "$rel/" "$prof/"
-		for o in "${PROF_OBJS[@]}"; do
-			rm -f "$prof/$o" "$prof/$(dirname "$o")/.$(basename "$o").cmd"
-		done
-		touch -r "$rel/vmlinux" "$prof/.ue-release"
-	fi
+	cmp -s "$rel/.config" "$prof/.config" || cp "$rel/.config" "$prof/.config"
 	for o in "${PROF_OBJS[@]}"; do
 		flags+=("CFLAGS_$(basename "$o")=\$(CC_FLAGS_FTRACE)")
 	done
-	log "building the profiling kernel (O=${prof#"$UE_REPO"/}: ${#PROF_OBJS[@]} objects and the link)"
+	log "building the profiling kernel (O=${prof#"$UE_REPO"/}, -j$JOBS)"
 	make -s -C "$TREE" O="$prof" CC="$KCC" -j"$JOBS" "${flags[@]}" bzImage \
 		>"$prof/build.log" 2>&1 ||
 		{ tail -30 "$prof/build.log" >&2; die "profiling kernel build failed (${prof#"$UE_REPO"/}/build.log)"; }
