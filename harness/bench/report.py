@@ -624,10 +624,13 @@ def goal_chart(goals, width=40):
 def readme(table, brk, goals, notes, why):
     """The README's Performance section"""
     kernel = next((n[len("kernel "):] for n in notes if n.startswith("kernel ")), "?")
+    # The kernel file measured, by content: "git log --find-object=BLOB"
+    # names the commits that have it, wherever the run happened
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                       "kernel", "trace", "trace_events_user.c")
     try:
-        rev = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)),
-                              "log", "-1", "--format=%h"], capture_output=True,
-                             text=True, check=False).stdout.strip() or "?"
+        rev = subprocess.run(["git", "hash-object", src], capture_output=True,
+                             text=True, check=False).stdout.strip()[:12] or "?"
     except OSError:
         rev = "?"
     day = datetime.date.today().isoformat()
@@ -662,7 +665,8 @@ def readme(table, brk, goals, notes, why):
              "and sections of boot 1; `UE_BENCH_ICOUNT=0` skips boots 2 and 3.  Each",
              f"wall-clock row is the median of {reps} interleaved repetitions.",
              "",
-             f"This run: kernel {kernel}, repo at {rev}, {day}.",
+             f"This run: kernel {kernel} with kernel/trace/trace_events_user.c of blob",
+             f"{rev} (`git log --find-object={rev}`), {day}.",
              "",
              "```", *table.rstrip("\n").split("\n"), "```",
              "",
