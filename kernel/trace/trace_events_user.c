@@ -219,6 +219,8 @@ struct user_event_validator {
  * @min_size: Smallest valid payload of a write
  * @reg_flags: USER_EVENT_REG_* given at creation
  * @status: EVENT_STATUS_* bits (written under event_mutex)
+ * @match_nomem: A dynamic_events delete could not compare the fields for
+ *	lack of memory (event_mutex)
  */
 struct user_event {
 	struct user_event_group		*group;
@@ -238,6 +240,7 @@ struct user_event {
 	u32				min_size;
 	u16				reg_flags;
 	u8				status;
+	bool				match_nomem;
 };
 
 /**
@@ -248,14 +251,13 @@ struct user_event {
  * @lock: Serialises changes of @enablers and every write of a bit of
  *	this process, so that the last write of a bit is the current state
  * @write_work: Writes the enablers marked dirty, faulting pages in
+ * @write_attempts: Runs of @write_work in a row that left a bit waiting
+ *	for its page (@lock)
  * @flags: USER_EVENT_MM_* bits
  * @count: Number of @enablers (@lock)
- * @write_seq: Count of bit writes, bumped under @lock and mmap_lock
  * @next: Link of the one-shot list of a fan-out (event_mutex)
- * @fork: While a fork copies this process: the parent, and what was
- *	written before the child's memory was copied
- * @fork.parent: The parent's user_event_mm
- * @fork.write_seq: The parent's @write_seq before the copy
+ * @fork: While a fork copies this process
+ * @fork.parent: The parent's user_event_mm, whose lock the fork holds
  * @fork.fanouts: user_event_fanouts_finished before the copy
  * @free_work: Frees the enablers and drops @mm after a grace period
  */
@@ -264,14 +266,13 @@ struct user_event_mm {
 	struct list_head		enablers;
 	struct mm_struct		*mm;
 	struct mutex			lock;	/* see @lock above */
-	struct work_struct		write_work;
+	struct delayed_work		write_work;
+	unsigned int			write_attempts;
 	unsigned long			flags;
 	unsigned int			count;
-	unsigned int			write_seq;
 	struct user_event_mm		*next;
 	struct {
 		struct user_event_mm	*parent;
-		unsigned int		write_seq;
 		unsigned long		fanouts;
 	} fork;
 	struct rcu_work			free_work;
@@ -280,6 +281,7 @@ struct user_event_mm {
 /* user_event_mm.flags */
 #define USER_EVENT_MM_ATTACHED		0	/* on user_event_mms */
 #define USER_EVENT_MM_WRITE_QUEUED	1	/* @write_work is queued */
+#define USER_EVENT_MM_LEAVING		2	/* last user going: no worker */
 
 /*
  * Enabler values: the bit number in bits 0-5, then flags. COMPAT marks a
@@ -931,32 +933,37 @@ static int user_fields_print_fmt(const struct user_fields *desc, char *buf,
 	return pos;
 }
 
-/* Canonical form of an argv (dynamic_events delete), NULL if invalid */
+/*
+ * Canonical form of an argv (dynamic_events delete).
+ * Return: the form, or an ERR_PTR(): -ENOMEM, or the parse error.
+ */
 static char *user_fields_argv_canon(int argc, const char * const *argv)
 {
 	struct user_fields desc;
-	char *args, *canon = NULL;
-	int i, len = 1;
+	char *args, *canon;
+	int i, len = 1, ret;
 
 	for (i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 
 	args = kzalloc(len, GFP_KERNEL);
 	if (!args)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 
 	for (i = 0; i < argc; i++) {
 		strcat(args, argv[i]);
 		strcat(args, " ");
 	}
 
-	if (!user_fields_parse(args, &desc, NULL)) {
-		canon = user_fields_sprint(&desc, user_fields_canon);
-		user_fields_free(&desc);
-	}
-
+	ret = user_fields_parse(args, &desc, NULL);
 	kfree(args);
-	return canon;
+	if (ret)
+		return ERR_PTR(ret);
+
+	canon = user_fields_sprint(&desc, user_fields_canon);
+	user_fields_free(&desc);
+
+	return canon ?: ERR_PTR(-ENOMEM);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1534,6 +1541,12 @@ static int user_event_find_or_create(struct user_event_group *group,
 		if (user_event_drop_unreferenced(user))
 			continue;
 
+		/* Not knowing the fields is not a conflict with them */
+		if (parse_ret == -ENOMEM) {
+			ret = -ENOMEM;
+			break;
+		}
+
 		if (!parse_ret && !strcmp(user->args, canon)) {
 			user_event_get_revive(user);
 			*out = user;
@@ -1636,9 +1649,18 @@ static void user_event_bit_location(unsigned long *addr, int *bit,
 #endif
 }
 
-/* Sets or clears a bit of a process without faulting; mmap_lock held */
+/*
+ * Sets or clears a bit of a process; mmap_lock held. @gup_flags add
+ * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (a
+ * fault is fine as long as it does not wait for I/O, a userfaultfd or a
+ * FUSE server).
+ *
+ * Return: 0, -EAGAIN when the page needs a fault that would wait (or any
+ * fault, with FOLL_NOFAULT), or -EFAULT when it cannot be made writable.
+ */
 static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
-				   int bit, bool compat, bool set)
+				   int bit, bool compat, bool set,
+				   unsigned int gup_flags)
 {
 	unsigned long *ptr;
 	struct page *page;
@@ -1648,10 +1670,10 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
 
-	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOFAULT,
+	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags,
 				    &page, NULL, NULL);
 	if (ret <= 0)
-		return -EFAULT;
+		return ret && !(gup_flags & FOLL_NOFAULT) ? -EFAULT : -EAGAIN;
 
 	kaddr = kmap_local_page(page);
 	ptr = kaddr + (addr & ~PAGE_MASK);
@@ -1668,51 +1690,35 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 }
 
 /*
- * Makes the page of a bit present and writable, without writing it;
- * mmap_lock held for read (it may be dropped and taken again).
+ * Writes the current state of the event to the bit of an enabler. Every
+ * bit write of a process holds its lock, so that the last write of a bit
+ * is never an outdated state.
  */
-static int user_event_mm_fault_in(struct mm_struct *mm, unsigned long addr,
-				  int bit, bool compat)
+static int user_event_enabler_write(struct user_event_mm *uem,
+				    struct user_event_enabler *enabler,
+				    unsigned int gup_flags)
 {
-	bool unlocked = false;
+	lockdep_assert_held(&uem->lock);
 
-	user_event_bit_location(&addr, &bit, compat);
-
-	return fixup_user_fault(mm, addr, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
-				&unlocked);
+	return user_event_mm_write_bit(uem->mm, enabler->addr,
+				       user_event_enabler_bit(enabler),
+				       user_event_enabler_compat(enabler),
+				       READ_ONCE(enabler->event->status),
+				       gup_flags);
 }
 
 /*
- * Writes the current state of the event to the bit of an enabler, without
- * faulting. Every bit write of a process holds its lock, so that the last
- * write of a bit is never an outdated state.
+ * Queues the worker of a process. The caller makes sure that the mm has
+ * users meanwhile: user_events_mm_release() cancels the work.
  */
-static int user_event_enabler_write(struct user_event_mm *uem,
-				    struct user_event_enabler *enabler)
-{
-	int ret;
-
-	lockdep_assert_held(&uem->lock);
-
-	ret = user_event_mm_write_bit(uem->mm, enabler->addr,
-				      user_event_enabler_bit(enabler),
-				      user_event_enabler_compat(enabler),
-				      READ_ONCE(enabler->event->status));
-	if (!ret)
-		WRITE_ONCE(uem->write_seq, uem->write_seq + 1);
-
-	return ret;
-}
-
-/* Caller holds a user of uem->mm; the work takes its own */
-static void user_event_mm_queue_write(struct user_event_mm *uem)
+static void user_event_mm_queue_write(struct user_event_mm *uem,
+				      unsigned long delay)
 {
 	/* Pairs with clear_bit() in user_event_mm_write_work() */
-	if (test_and_set_bit(USER_EVENT_MM_WRITE_QUEUED, &uem->flags))
-		return;
-
-	mmget(uem->mm);
-	queue_work(system_unbound_wq, &uem->write_work);
+	if (!test_and_set_bit(USER_EVENT_MM_WRITE_QUEUED, &uem->flags))
+		queue_delayed_work(system_unbound_wq, &uem->write_work, delay);
+	else if (!delay)
+		mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
 }
 
 /* Leaves a bit to the process's worker, which may fault its page in */
@@ -1721,56 +1727,112 @@ static void user_event_enabler_mark(struct user_event_enabler *enabler)
 	set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
 }
 
-/* Writes a bit, faulting its page in as often as the process lets us */
-static void user_event_enabler_write_fault(struct user_event_mm *uem,
-					   struct user_event_enabler *enabler)
+/* A busy process is tried again after this */
+#define USER_EVENT_MM_BUSY_DELAY	(HZ / 10)
+/* Absent pages are tried again after 2^n jiffies, n up to this, max HZ */
+#define USER_EVENT_MM_MAX_BACKOFF	16
+
+/*
+ * Writes the bits marked dirty, faulting pages in without waiting.
+ * Return: 0 when done, or the delay after which to try again.
+ */
+static unsigned long user_event_mm_write_dirty(struct user_event_mm *uem)
 {
-	int attempt, ret;
+	struct user_event_enabler *enabler;
+	struct mm_struct *mm = uem->mm;
+	unsigned long delay = 0;
+	bool waiting = false;
+	int ret;
 
-	for (attempt = 0; attempt <= MAX_FAULT_ATTEMPTS; attempt++) {
-		if (!user_event_enabler_write(uem, enabler))
-			return;
+	lockdep_assert_held(&uem->lock);
 
-		ret = user_event_mm_fault_in(uem->mm, enabler->addr,
-					     user_event_enabler_bit(enabler),
-					     user_event_enabler_compat(enabler));
-		if (ret)
-			break;
+	/* A thread of the process may hold it while it waits for a fault */
+	if (!mmap_read_trylock(mm))
+		return USER_EVENT_MM_BUSY_DELAY;
+
+	list_for_each_entry(enabler, &uem->enablers, mm_link) {
+		if (!test_and_clear_bit(ENABLE_VAL_DIRTY_BIT,
+					ENABLE_BITOPS(enabler)))
+			continue;
+
+		ret = user_event_enabler_write(uem, enabler, FOLL_NOWAIT);
+		if (ret == -EAGAIN) {
+			user_event_enabler_mark(enabler);
+			waiting = true;
+		} else if (ret) {
+			/* Any process can cause this: no log flood */
+			pr_warn_ratelimited("Fault for mm: 0x%p @ 0x%lx event: %s\n",
+					    mm, enabler->addr,
+					    enabler->event->tp.name);
+		}
+		cond_resched();
+	}
+	mmap_read_unlock(mm);
+
+	/*
+	 * A page that needs I/O is usually there at the next try. One the
+	 * process does not provide yet (userfaultfd) is tried again while
+	 * the process lives, at most once a second.
+	 */
+	if (waiting) {
+		if (uem->write_attempts < USER_EVENT_MM_MAX_BACKOFF)
+			uem->write_attempts++;
+		delay = min_t(unsigned long, 1UL << uem->write_attempts, HZ);
+	} else {
+		uem->write_attempts = 0;
 	}
 
-	/* Any process can cause this: keep it from flooding the log */
-	pr_warn_ratelimited("Fault for mm: 0x%p @ 0x%lx event: %s\n",
-			    uem->mm, enabler->addr, enabler->event->tp.name);
+	return delay;
 }
 
 /*
- * The worker of a process: writes the bits marked dirty, faulting pages
- * in. It may wait as long as the process makes a fault take; it holds
- * only the process's own lock meanwhile.
+ * The worker of a process: writes the bits that the fan-out could not,
+ * because the process was busy or the page needed a fault. It waits for
+ * nothing the process controls, and tries again later instead.
  */
 static void user_event_mm_write_work(struct work_struct *work)
 {
 	struct user_event_mm *uem =
-		container_of(work, struct user_event_mm, write_work);
-	struct user_event_enabler *enabler;
+		container_of(to_delayed_work(work), struct user_event_mm,
+			     write_work);
 	struct mm_struct *mm = uem->mm;
+	unsigned long delay;
 
 	clear_bit(USER_EVENT_MM_WRITE_QUEUED, &uem->flags);
 	/* Marks made from now on are seen below, or queue another run */
 	smp_mb__after_atomic();
 
-	mutex_lock(&uem->lock);
-	mmap_read_lock(mm);
-	list_for_each_entry(enabler, &uem->enablers, mm_link) {
-		if (test_and_clear_bit(ENABLE_VAL_DIRTY_BIT,
-				       ENABLE_BITOPS(enabler)))
-			user_event_enabler_write_fault(uem, enabler);
-		cond_resched();
+	/*
+	 * Never wait for the process's lock: a thread of it may hold it
+	 * while it waits for a fault it controls.
+	 */
+	if (!mutex_trylock(&uem->lock)) {
+		user_event_mm_queue_write(uem, USER_EVENT_MM_BUSY_DELAY);
+		return;
 	}
-	mmap_read_unlock(mm);
-	mutex_unlock(&uem->lock);
 
-	mmput(mm);
+	/*
+	 * The mm user is taken and put under uem->lock, where the last
+	 * task leaving the mm sees it (user_events_mm_leave()). A process
+	 * that is gone, or going, needs no bits.
+	 */
+	if (test_bit(USER_EVENT_MM_LEAVING, &uem->flags) ||
+	    !mmget_not_zero(mm)) {
+		mutex_unlock(&uem->lock);
+		return;
+	}
+
+	delay = user_event_mm_write_dirty(uem);
+	if (delay)
+		user_event_mm_queue_write(uem, delay);
+
+	/*
+	 * Not the last put, unless a reader of the process's memory held
+	 * a user while the last task left. The final put cancels this work
+	 * and waits for it: not from within it.
+	 */
+	mmput_async(mm);
+	mutex_unlock(&uem->lock);
 }
 
 static bool user_event_mm_has_event(struct user_event_mm *uem,
@@ -1834,7 +1896,8 @@ static void user_event_mm_update(struct user_event_mm *uem,
 	if (locked) {
 		list_for_each_entry(enabler, &uem->enablers, mm_link) {
 			if (enabler->event != user ||
-			    !user_event_enabler_write(uem, enabler))
+			    !user_event_enabler_write(uem, enabler,
+						      FOLL_NOFAULT))
 				continue;
 
 			user_event_enabler_mark(enabler);
@@ -1855,7 +1918,7 @@ static void user_event_mm_update(struct user_event_mm *uem,
 	}
 
 	if (queue)
-		user_event_mm_queue_write(uem);
+		user_event_mm_queue_write(uem, 0);
 }
 
 /* Writes the state of @user to every process that registered it */
@@ -2011,11 +2074,18 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
 
 	INIT_LIST_HEAD(&uem->enablers);
 	mutex_init(&uem->lock);
-	INIT_WORK(&uem->write_work, user_event_mm_write_work);
+	INIT_DELAYED_WORK(&uem->write_work, user_event_mm_write_work);
 	uem->mm = mm;
 	mmgrab(mm);
 
 	return uem;
+}
+
+/* Frees a user_event_mm that was never attached */
+static void user_event_mm_free(struct user_event_mm *uem)
+{
+	mmdrop(uem->mm);
+	kfree(uem);
 }
 
 /* Makes a filled user_event_mm visible to the fan-out */
@@ -2094,8 +2164,7 @@ static void user_event_mm_free_work(struct work_struct *work)
 	if (n)
 		kmem_cache_free_bulk(user_event_enabler_cache, n, batch);
 
-	mmdrop(uem->mm);
-	kfree(uem);
+	user_event_mm_free(uem);
 }
 
 /**
@@ -2108,32 +2177,40 @@ void user_events_mm_init(struct mm_struct *mm)
 }
 
 /**
- * user_events_dup_mm_prepare - Prepare the enable bits of a fork child
+ * user_events_dup_mm_prepare - Start copying the enable bits to a fork child
  * @oldmm: The parent's mm
  * @mm: The child's mm, before the parent's memory is copied into it
  *
- * A tracer may change an event while the parent's memory is copied; the
- * child, not yet known to the fan-out, would keep the old bit. Note what
- * was written so far, for user_events_dup_mm() to compare with.
+ * Holds the parent's lock until user_events_dup_mm(), which must follow
+ * whatever dup_mmap() gives: no bit of the parent is written, registered
+ * or unregistered while its memory is copied, so the child's copy of the
+ * memory matches the enablers it gets. A tracer may still change an event
+ * meanwhile, and the fan-out does not know the child yet: note how many
+ * fan-outs were finished, for user_events_dup_mm() to compare with.
  *
- * Return: 0, or -ENOMEM.
+ * Return: 0, -ENOMEM, or -EINTR when the parent was killed.
  */
 int user_events_dup_mm_prepare(struct mm_struct *oldmm, struct mm_struct *mm)
 {
 	/* Pairs with smp_store_release() in user_event_mm_get_current() */
 	struct user_event_mm *parent = smp_load_acquire(&oldmm->user_event_mm);
 	struct user_event_mm *uem;
+	int ret;
 
-	/* A bit registered while the fork runs is the parent's alone */
-	if (!parent || !READ_ONCE(parent->count))
+	if (!parent)
 		return 0;
 
 	uem = user_event_mm_alloc(mm, GFP_KERNEL_ACCOUNT);
 	if (!uem)
 		return -ENOMEM;
 
+	ret = mutex_lock_killable(&parent->lock);
+	if (ret) {
+		user_event_mm_free(uem);
+		return ret;
+	}
+
 	uem->fork.parent = parent;
-	uem->fork.write_seq = READ_ONCE(parent->write_seq);
 	/* Pairs with smp_store_release() in user_event_enabler_update() */
 	uem->fork.fanouts = smp_load_acquire(&user_event_fanouts_finished);
 	mm->user_event_mm = uem;
@@ -2142,24 +2219,50 @@ int user_events_dup_mm_prepare(struct mm_struct *oldmm, struct mm_struct *mm)
 }
 
 /*
- * Copies the enablers of the parent, each with its own event reference.
- * Returns whether the parent's bits were written since
- * user_events_dup_mm_prepare(), i.e. perhaps after its memory was copied.
+ * Where the child can have an enable value: memory it did not inherit
+ * (MADV_DONTFORK) gets no copy, memory it got zeroed (MADV_WIPEONFORK)
+ * gets its bits written again. Enablers tend to share a few pages, so
+ * the last mapping found is tried first.
+ */
+static struct vm_area_struct *
+user_event_mm_copy_vma(struct mm_struct *mm, struct vm_area_struct *vma,
+		       struct user_event_enabler *enabler)
+{
+	unsigned long addr = enabler->addr;
+	int bit = 0;
+
+	user_event_bit_location(&addr, &bit,
+				user_event_enabler_compat(enabler));
+
+	if (vma && addr >= vma->vm_start && addr < vma->vm_end)
+		return vma;
+
+	return vma_lookup(mm, addr);
+}
+
+/*
+ * Copies the enablers of the parent, whose lock the caller holds, each
+ * with its own event reference.
  */
 static int user_event_mm_copy(struct user_event_mm *uem,
-			      struct user_event_mm *parent, bool *written)
+			      struct user_event_mm *parent)
 {
 	struct user_event_enabler *enabler, *copy, *next;
 	void *batch[USER_EVENT_ENABLER_BATCH];
+	struct vm_area_struct *vma = NULL;
 	struct user_event *run_event = NULL;
 	unsigned int run = 0, avail = 0;
-	int ret;
+	int ret = 0;
 
-	ret = mutex_lock_killable(&parent->lock);
-	if (ret)
-		return ret;
+	lockdep_assert_held(&parent->lock);
 
+	/* Nobody else knows the child yet */
+	mmap_read_lock(uem->mm);
 	list_for_each_entry(enabler, &parent->enablers, mm_link) {
+		vma = user_event_mm_copy_vma(uem->mm, vma, enabler);
+		if (!vma)
+			continue;
+
 		/* Fork cost matters: allocate in bulk, not one by one */
 		if (!avail) {
 			avail = kmem_cache_alloc_bulk(user_event_enabler_cache,
@@ -2188,13 +2291,13 @@ static int user_event_mm_copy(struct user_event_mm *uem,
 		copy->event = enabler->event;
 		copy->addr = enabler->addr;
 		copy->values = READ_ONCE(enabler->values) & ENABLE_VAL_DUP_MASK;
+		if (vma->vm_flags & VM_WIPEONFORK)
+			copy->values |= BIT(ENABLE_VAL_DIRTY_BIT);
 		list_add_tail(&copy->mm_link, &uem->enablers);
 		uem->count++;
 	}
 	user_event_get_many(run_event, run);
-
-	*written = READ_ONCE(parent->write_seq) != uem->fork.write_seq;
-	mutex_unlock(&parent->lock);
+	mmap_read_unlock(uem->mm);
 
 	if (avail)
 		kmem_cache_free_bulk(user_event_enabler_cache, avail, batch);
@@ -2234,41 +2337,58 @@ static void user_event_mm_hash_all(struct user_event_mm *uem)
  * user_events_dup_mm - Copy the enablers of a process to its fork child
  * @oldmm: The parent's mm
  * @mm: The child's mm, a copy of the parent's memory, not yet running
+ * @err: What dup_mmap() returned
  *
- * The child gets the same addresses and bits, each with its own event
- * reference. Its memory holds the parent's bits as they were when they
- * were copied; if anything wrote a bit of the parent since
- * user_events_dup_mm_prepare(), the child's worker writes every bit
- * again. A failure of the fork after this is cleaned up by the mmput()
- * of @mm.
+ * Ends what user_events_dup_mm_prepare() began, also when dup_mmap()
+ * failed. The child gets the same addresses and bits, each with its own
+ * event reference. Its memory holds the parent's bits, except where a
+ * tracer changed an event while the memory was copied: then the child's
+ * worker writes every bit again. A failure of the fork after this is
+ * cleaned up by the mmput() of @mm.
  *
- * Return: 0, -ENOMEM, or -EINTR when the parent was killed.
+ * Return: @err, or -ENOMEM.
  */
-int user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
+int user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm, int err)
 {
-	struct user_event_mm *uem = mm->user_event_mm;
 	struct user_event_enabler *enabler;
-	bool written, queue = false;
-	int ret;
+	struct user_event_mm *uem, *parent;
+	bool stale = false, queue = false;
 
+	/*
+	 * The parent's first registration may have come while its memory
+	 * was copied: take its enablers now, and write all their bits.
+	 */
+	if (!err && !mm->user_event_mm) {
+		err = user_events_dup_mm_prepare(oldmm, mm);
+		stale = true;
+	}
+
+	uem = mm->user_event_mm;
 	if (!uem)
-		return 0;
+		return err;
 
-	ret = user_event_mm_copy(uem, uem->fork.parent, &written);
+	parent = uem->fork.parent;
 	uem->fork.parent = NULL;
-	if (ret)
-		return ret;
+	if (!err)
+		err = user_event_mm_copy(uem, parent);
+	mutex_unlock(&parent->lock);
+	if (err)
+		return err;
 
 	user_event_mm_hash_all(uem);
 	user_event_mm_attach(uem);
 
-	/* Pairs with smp_mb() in user_event_enabler_update() */
+	/*
+	 * A fan-out begun since the prepare may have missed both the child
+	 * and, while the parent's lock was held, the parent: pairs with
+	 * smp_mb() in user_event_enabler_update().
+	 */
 	smp_mb();
 	if (READ_ONCE(user_event_fanouts_started) != uem->fork.fanouts)
-		written = true;
+		stale = true;
 
 	list_for_each_entry(enabler, &uem->enablers, mm_link) {
-		if (written)
+		if (stale)
 			user_event_enabler_mark(enabler);
 		else if (!test_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler)))
 			continue;
@@ -2276,9 +2396,38 @@ int user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm)
 	}
 
 	if (queue)
-		user_event_mm_queue_write(uem);
+		user_event_mm_queue_write(uem, 0);
 
 	return 0;
+}
+
+/**
+ * user_events_mm_leave - A task stops using its mm
+ * @mm: The mm the task is about to put, on exit or execve()
+ *
+ * The enablers' event references go with the last user of @mm, in
+ * __mmput(). The worker of the process holds a user of @mm while it
+ * writes, and its put would be the last one when the process exits with
+ * a write pending: the references would go only after the exit had been
+ * reported to the parent. The last task stops the worker here instead,
+ * so that its own put is the last.
+ */
+void user_events_mm_leave(struct mm_struct *mm)
+{
+	struct user_event_mm *uem = mm ? mm->user_event_mm : NULL;
+
+	/* More users than this task and the worker: not the last one */
+	if (!uem || atomic_read(&mm->mm_users) > 2)
+		return;
+
+	/*
+	 * The worker takes and puts its user under the lock, which nobody
+	 * holds while waiting for the process's memory.
+	 */
+	mutex_lock(&uem->lock);
+	if (atomic_read(&mm->mm_users) == 1)
+		set_bit(USER_EVENT_MM_LEAVING, &uem->flags);
+	mutex_unlock(&uem->lock);
 }
 
 /**
@@ -2299,6 +2448,9 @@ void user_events_mm_release(struct mm_struct *mm)
 		return;
 
 	mm->user_event_mm = NULL;
+
+	/* Nobody queues it any more: the fan-out and the work take users */
+	cancel_delayed_work_sync(&uem->write_work);
 
 	if (test_bit(USER_EVENT_MM_ATTACHED, &uem->flags)) {
 		spin_lock(&user_event_mms_lock);
@@ -2354,8 +2506,7 @@ static struct user_event_mm *user_event_mm_get_current(void)
 	spin_unlock(&user_event_mms_lock);
 
 	if (found) {
-		mmdrop(mm);
-		kfree(uem);
+		user_event_mm_free(uem);
 		return found;
 	}
 
@@ -2447,7 +2598,7 @@ static int user_event_enabler_create(struct user_reg *reg,
 	 * change either reaches the linked enabler or is read here.
 	 */
 	smp_mb();
-	ret = user_event_enabler_write(uem, enabler);
+	ret = user_event_enabler_write(uem, enabler, FOLL_NOFAULT);
 	if (ret) {
 		user_event_enabler_unlink(enabler);
 		user_event_bit_location(&addr, &bit, compat);
@@ -2470,47 +2621,46 @@ free:
 }
 
 /*
- * Clears a bit of the calling process that no enabler updates any more,
- * faulting its page in if needed. A bit registered again meanwhile by
- * another thread is left alone.
+ * Unlinks the enabler of an address and bit of the calling process and
+ * clears the bit, in one section of the process's lock: a fork copies
+ * either both or neither. A page that needs a fault gives -EAGAIN and
+ * leaves the enabler linked, unless @force: then the bit stays as it is.
  */
-static int user_event_clear_current(struct user_event_mm *uem,
-				    unsigned long addr, int bit, bool compat)
+static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
+					   unsigned long addr, int bit,
+					   bool force,
+					   struct user_event_enabler **out)
 {
-	unsigned long fault_addr = addr;
-	int fault_bit = bit;
-	int attempt, ret;
+	struct user_event_enabler *enabler;
+	int ret;
 
-	user_event_bit_location(&fault_addr, &fault_bit, compat);
+	ret = mutex_lock_killable(&uem->lock);
+	if (ret)
+		return ret;
 
-	for (attempt = 0; attempt <= MAX_FAULT_ATTEMPTS; attempt++) {
-		ret = mutex_lock_killable(&uem->lock);
-		if (ret)
-			return ret;
-
-		ret = 0;
-		if (!user_event_mm_find(uem, addr, bit)) {
-			ret = mmap_read_lock_killable(uem->mm);
-			if (!ret) {
-				ret = user_event_mm_write_bit(uem->mm, addr, bit,
-							      compat, false);
-				if (!ret)
-					WRITE_ONCE(uem->write_seq,
-						   uem->write_seq + 1);
-				mmap_read_unlock(uem->mm);
-			}
-		}
-		mutex_unlock(&uem->lock);
-
-		if (ret != -EFAULT)
-			return ret;
-
-		ret = user_event_fault_in_current(fault_addr);
-		if (ret)
-			return ret;
+	enabler = user_event_mm_find(uem, addr, bit);
+	if (!enabler) {
+		ret = -ENOENT;
+		goto unlock;
 	}
 
-	return -EFAULT;
+	ret = mmap_read_lock_killable(uem->mm);
+	if (ret)
+		goto unlock;
+
+	ret = user_event_mm_write_bit(uem->mm, addr, bit,
+				      user_event_enabler_compat(enabler),
+				      false, FOLL_NOFAULT);
+	mmap_read_unlock(uem->mm);
+	if (ret && !force)
+		goto unlock;
+
+	user_event_enabler_unlink(enabler);
+	*out = enabler;
+	ret = ret ? -EFAULT : 0;
+unlock:
+	mutex_unlock(&uem->lock);
+	return ret;
 }
 
 /**
@@ -2519,35 +2669,36 @@ static int user_event_clear_current(struct user_event_mm *uem,
  * @addr: The address given at registration
  * @bit: The bit given at registration
  *
- * The enabler's event reference goes at once; the bit is cleared, since
- * nothing updates it any more.
+ * The bit is cleared, since nothing updates it any more, and the
+ * enabler's event reference goes at once.
  *
- * Return: 0, -ENOENT when no such bit is registered, or the error of
- * clearing the bit (-EFAULT, -EINTR): the bit is unregistered anyway.
+ * Return: 0, -ENOENT when no such bit is registered, -EINTR, or -EFAULT
+ * when the bit cannot be cleared: the bit is unregistered anyway.
  */
 static int user_event_enabler_remove(struct user_event_mm *uem,
 				     unsigned long addr, int bit)
 {
-	struct user_event_enabler *enabler;
-	bool compat;
-	int ret;
+	struct user_event_enabler *enabler = NULL;
+	bool force = false;
+	int attempt, ret;
 
-	ret = mutex_lock_killable(&uem->lock);
-	if (ret)
-		return ret;
+	for (attempt = 0; ; attempt++) {
+		ret = user_event_enabler_unlink_clear(uem, addr, bit, force,
+						      &enabler);
+		if (ret != -EAGAIN)
+			break;
 
-	enabler = user_event_mm_find(uem, addr, bit);
+		/* With no lock held: the process may take its time */
+		ret = user_event_fault_in_current(addr);
+		if (ret == -EINTR)
+			break;
+		force = ret || attempt == MAX_FAULT_ATTEMPTS;
+	}
+
 	if (enabler)
-		user_event_enabler_unlink(enabler);
-	mutex_unlock(&uem->lock);
+		user_event_enabler_free(enabler);
 
-	if (!enabler)
-		return -ENOENT;
-
-	compat = user_event_enabler_compat(enabler);
-	user_event_enabler_free(enabler);
-
-	return user_event_clear_current(uem, addr, bit, compat);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -3235,6 +3386,9 @@ static long user_events_ioctl_reg(struct user_event_file_info *info,
 	if (user_event_mm_find(uem, reg.enable_addr, reg.enable_bit))
 		return -EADDRINUSE;
 
+	if (READ_ONCE(uem->count) >= READ_ONCE(max_user_event_enablers))
+		return -ENOSPC;
+
 	if (compat && user_events_compat_addr(&reg.name_args))
 		return -EFAULT;
 
@@ -3513,6 +3667,11 @@ static int user_event_free(struct dyn_event *ev)
 {
 	struct user_event *user = to_user_event(ev);
 
+	if (user->match_nomem) {
+		user->match_nomem = false;
+		return -ENOMEM;
+	}
+
 	if (!user_event_unreferenced(user))
 		return -EBUSY;
 
@@ -3541,7 +3700,16 @@ static bool user_event_match(const char *system, const char *event,
 		return !user->args[0];
 
 	canon = user_fields_argv_canon(argc, argv);
-	match = canon && !strcmp(canon, user->args);
+	if (IS_ERR(canon)) {
+		/*
+		 * A match cannot fail: user_event_free(), which follows,
+		 * gives the error rather than a delete of the wrong event.
+		 */
+		user->match_nomem = PTR_ERR(canon) == -ENOMEM;
+		return user->match_nomem;
+	}
+
+	match = !strcmp(canon, user->args);
 	kfree(canon);
 
 	return match;
