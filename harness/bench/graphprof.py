@@ -157,6 +157,9 @@ class Classes:
                                    r'mmap_read|mmput|mmget|mmgrab|__mmdrop)')),
         ("credentials", re.compile(r'^(prepare_creds|override_creds|revert_creds|'
                                    r'__put_cred|abort_creds|capable|perfmon)')),
+        # a reschedule point runs whatever else is runnable (workers
+        # freeing memory of earlier operations, the child of a fork)
+        ("other tasks, at cond_resched()", re.compile(r'^(__cond_resched|schedule)')),
     )
 
     def __init__(self, ours, core):

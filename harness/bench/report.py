@@ -459,7 +459,13 @@ def breakdown(rep, pr):
 
     def ours_lines(r, top=6, indent="    "):
         s = r["sum"]
-        put(f"{indent}user_events' own code", num(s["self"]))
+        if s["self"] >= 0:
+            put(f"{indent}user_events' own code", num(s["self"]))
+        else:
+            # many traced calls in a loop: the average hook cost H does
+            # not fit them, and subtracting it leaves nonsense
+            put(f"{indent}user_events' own code", "n/a",
+                "(too many traced calls for the hook cost estimate)")
         funcs = sorted(s["funcs"].items(), key=lambda kv: -kv[1][1])
         for name, (calls, v) in funcs[:top]:
             if v >= 1:
