@@ -148,7 +148,7 @@ verdict()
 	fi
 	killed=$((killed + 1))
 	if [ -f "$dir/done" ]; then
-		why=$(grep -a '^not ok' "$dir/summary.txt" | head -2 | sed 's/^not ok [0-9]* *//' |
+		why=$(grep -a 'not ok' "$dir/summary.txt" | head -2 | sed 's/not ok [0-9]* *//' |
 		      tr '\n' ';' | cut -c1-120)
 	else
 		why="the guest died: $(grep -a 'guest run FAILED' "$M/results/vm.log" | tail -n 1 | sed 's/.*FAILED: //')"
@@ -227,7 +227,7 @@ run_boots()
 			[ -f "$dir/done" ] || died=1
 			if [ "$n" = 0 ]; then
 				if [ ! -f "$dir/done" ] || ! judge "$dir"; then
-					grep -a '^not ok\|splat\|^ \+#' "$dir/summary.txt" 2>/dev/null | head -30 >&2
+					grep -a 'not ok\|splat\|^ \+#' "$dir/summary.txt" 2>/dev/null | head -30 >&2
 					die "the clean run fails ($dir/summary.txt): fix that first"
 				fi
 				log "clean run passed"
