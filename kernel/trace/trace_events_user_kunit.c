@@ -419,7 +419,7 @@ static void user_argv_canon_test(struct kunit *test)
 	char *canon;
 
 	canon = user_fields_argv_canon(ARRAY_SIZE(argv), argv);
-	KUNIT_ASSERT_NOT_NULL(test, canon);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, canon);
 	if (!kunit_alloc_resource(test, user_kunit_ptr_init, user_kunit_kfree,
 				  GFP_KERNEL, canon)) {
 		kfree(canon);
@@ -427,7 +427,9 @@ static void user_argv_canon_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_STREQ(test, canon, "u32 a; u32 b");
 
-	KUNIT_EXPECT_NULL(test, user_fields_argv_canon(1, argv));
+	/* "u32" alone is not a field: the parse error, nothing allocated */
+	KUNIT_EXPECT_PTR_EQ(test, user_fields_argv_canon(1, argv),
+			    ERR_PTR(-EINVAL));
 }
 
 static struct kunit_case user_events_parse_cases[] = {
