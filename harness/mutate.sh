@@ -29,6 +29,9 @@
 #     run      boot the built kernel: the clean run, then each mutant (or
 #              only the mutants named); the mutant kernel must be built
 #     list     the mutants: number, name, tests, rule
+#     judge DIR  judge the mutant results a boot left in DIR (e.g.
+#              build/mutate/results/boot1) without booting: for a run
+#              whose host side was interrupted
 #
 # Not part of make test or CI: one boot, then ~20-80 s per mutant.  Everything lives in
 # build/mutate/: linux (the tree with the mutants), obj-debug (its kernel;
@@ -151,7 +154,7 @@ verdict()
 		why=$(grep -a 'not ok' "$dir/summary.txt" | head -2 | sed 's/not ok [0-9]* *//' |
 		      tr '\n' ';' | cut -c1-120)
 	else
-		why="the guest died: $(grep -a 'guest run FAILED' "$M/results/vm.log" | tail -n 1 | sed 's/.*FAILED: //')"
+		why="the guest died: $(grep -a "guest run FAILED" "$M/results/vm.log" 2>/dev/null | tail -n 1 | sed "s/.*FAILED: //")"
 	fi
 	printf 'killed   %2d %-36s %5s  %s\n' "$n" "$name" "$(mmss "$secs")" "${why%;}" |
 		tee -a "$M/score.txt"
@@ -245,8 +248,22 @@ run_boots()
 	done
 }
 
+# judge_boot DIR: the verdicts of the mutant directories in DIR
+judge_boot()
+{
+	local d b n name killed=0 survived=0 total=0
+	[ -d "${1:-}" ] || die "usage: mutate.sh judge build/mutate/results/bootK"
+	for d in $(find "$1" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*-*' | sort -t/ -V); do
+		b=${d##*/} n=${b%%-*} name=${b#*-}
+		[ "$n" != 0 ] || continue
+		verdict "$n" "$name" "" "" "$d" 0
+	done
+	echo "mutants: $killed killed, $survived survived of $total (judged in $1)"
+}
+
 case $step in
 list)	mutants ;;
+judge)	judge_boot "$@" ;;
 prepare) prepare ;;
 build)	prepare; build ;;
 kernel)	build ;;
@@ -254,5 +271,5 @@ run)	run "$@" ;;
 all)	start=$SECONDS; prepare; build; run "$@" ||
 	{ log "make mutate: $(mmss $((SECONDS - start))) in all"; exit 1; }
 	log "make mutate: $(mmss $((SECONDS - start))) in all" ;;
-*)	die "usage: mutate.sh [all|prepare|build|kernel|run|list] [NAME|N ...]" ;;
+*)	die "usage: mutate.sh [all|prepare|build|kernel|run|list|judge] [NAME|N ...|DIR]" ;;
 esac
