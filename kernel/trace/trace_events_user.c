@@ -1929,11 +1929,8 @@ static void user_event_enabler_update(struct user_event *user)
 	lockdep_assert_held(&event_mutex);
 
 	WRITE_ONCE(user_event_fanouts_started, user_event_fanouts_started + 1);
-	/*
-	 * Pairs with smp_mb() in user_events_dup_mm(): a fork either sees
-	 * this fan-out begun, or this fan-out sees the child.
-	 */
-	smp_mb();
+	/* A fork either sees this fan-out begun, or it sees the child */
+	smp_mb(); /* pairs with smp_mb() in user_events_dup_mm() */
 
 	next = user_event_mm_get_all(user);
 	while (next) {
