@@ -279,6 +279,87 @@ TEST_F(user, fork_child_exit_keeps_parent) {
 	ASSERT_EQ(0, ue_unreg(&self->check, 0));
 }
 
+/* An anonymous page of its own, with @advice applied, for an enable word */
+static int *advised_page(int advice)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *map;
+
+	map = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	if (madvise(map, page, advice)) {
+		munmap(map, page);
+		return NULL;
+	}
+	return map;
+}
+
+/*
+ * A word in memory the child does not inherit (MADV_DONTFORK) gives the
+ * child no enabler: its unregister of the address finds nothing, while
+ * the parent's enabler is untouched and still updated at once.
+ */
+TEST_F(user, fork_dontfork_word_not_copied) {
+	int *word = advised_page(MADV_DONTFORK);
+	pid_t pid;
+
+	ASSERT_NE(NULL, word);
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, word, 0, 4, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, *word);
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		if (ue_unreg(word, 0) != -1)
+			_exit(1);
+		_exit(errno == ENOENT ? 0 : 2);
+	}
+	ASSERT_EQ(0, ue_wait_child(pid));
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, *word);
+	ASSERT_EQ(0, ue_unreg(word, 0));
+	munmap(word, sysconf(_SC_PAGESIZE));
+}
+
+/*
+ * A word in memory the child gets zeroed (MADV_WIPEONFORK) is written
+ * again for the child: its enabler is copied and the child's bit comes
+ * back to the event's state. That write is the child's fault worker's
+ * (the zeroed page needs a fault), asynchronous by design: bounded by
+ * WAIT_MS. The parent's word is not touched by the fork.
+ */
+TEST_F(user, fork_wipeonfork_word_rewritten) {
+	int *word = advised_page(MADV_WIPEONFORK);
+	pid_t pid;
+
+	ASSERT_NE(NULL, word);
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, word, 3, 4, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1 << 3, *word);
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		if (!ue_wait_int(word, 1 << 3, WAIT_MS))
+			_exit(1);
+		/* The copy is the child's own: unregister clears its bit */
+		if (ue_unreg(word, 3) != 0)
+			_exit(2);
+		_exit(*word == 0 ? 0 : 3);
+	}
+	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_EQ(1 << 3, *word);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, *word);
+	ASSERT_EQ(0, ue_unreg(word, 3));
+	munmap(word, sysconf(_SC_PAGESIZE));
+}
+
 static int clone_reg(void *arg)
 {
 	return ue_reg(EVENT_CMD, arg, 0, 4, 0) == 0 ? 0 : 1;
