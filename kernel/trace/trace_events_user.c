@@ -60,6 +60,7 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/pagemap.h>
 #include <linux/refcount.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
@@ -1241,12 +1242,13 @@ static void user_event_reap(struct work_struct *work)
 
 static void user_event_update_status(struct user_event *user);
 static void user_event_enabler_update(struct user_event *user);
+struct user_event_payload;
 static void user_event_ftrace(struct user_event *user,
-			      const struct iov_iter *i, void *tpdata,
-			      unsigned int *outcome);
+			      const struct user_event_payload *data,
+			      void *tpdata, unsigned int *outcome);
 static void user_event_perf(struct user_event *user,
-			    const struct iov_iter *i, void *tpdata,
-			    unsigned int *outcome);
+			    const struct user_event_payload *data,
+			    void *tpdata, unsigned int *outcome);
 
 /* A tracer attached or detached: follow it with the bits and references */
 static void user_event_tracer_changed(struct user_event *user, bool attached)
@@ -2702,34 +2704,47 @@ static int user_event_enabler_remove(struct user_event_mm *uem,
 /* The write path: ftrace and perf                                     */
 /* ------------------------------------------------------------------ */
 
-/* Copies an iovec payload on a copy of @i, which the copy consumes */
-static noinline bool copy_payload_iovec(void *dst, const struct iov_iter *i)
+/**
+ * struct user_event_payload - What a write gives the probes to record
+ * @ubuf: The payload when it is one user buffer, else NULL
+ * @iter: Else the payload's iterator, which the probes leave where it is
+ * @len: Bytes of payload
+ */
+struct user_event_payload {
+	const void __user		*ubuf;
+	struct iov_iter			*iter;
+	size_t				len;
+};
+
+/* Copies a payload of several segments; @data->iter ends where it began */
+static noinline bool copy_payload_iter(void *dst,
+				       const struct user_event_payload *data)
 {
-	struct iov_iter copy = *i;
 	size_t ret;
 
 	pagefault_disable();
-	ret = copy_from_iter(dst, i->count, &copy);
+	ret = copy_from_iter(dst, data->len, data->iter);
 	pagefault_enable();
+	iov_iter_revert(data->iter, ret);
 
-	return ret == i->count;
+	return ret == data->len;
 }
 
 /*
- * Copies all of @i to @dst and leaves @i as it is, for the next probe.
- * Probes run with preemption off: no faults in the copy.
+ * Copies all of a payload to @dst, for each probe again. Probes run with
+ * preemption off: no faults in the copy.
  */
-static __always_inline bool copy_payload(void *dst, const struct iov_iter *i)
+static __always_inline bool copy_payload(void *dst,
+					 const struct user_event_payload *data)
 {
-	if (!i->count)
+	if (!data->len)
 		return true;
 
-	/* write(): one user buffer, copied as trace_marker_raw does */
-	if (iter_is_ubuf(i))
-		return !copy_from_user_nofault(dst, i->ubuf + i->iov_offset,
-					       i->count);
+	/* One user buffer, copied as trace_marker_raw does */
+	if (data->ubuf)
+		return !copy_from_user_nofault(dst, data->ubuf, data->len);
 
-	return copy_payload_iovec(dst, i);
+	return copy_payload_iter(dst, data);
 }
 
 /* Checks the dynamic locations of a record copy; @data is the record */
@@ -2794,12 +2809,12 @@ static bool user_event_ftrace_skip(struct trace_event_file *file,
 }
 
 static void user_event_ftrace(struct user_event *user,
-			      const struct iov_iter *i, void *tpdata,
-			      unsigned int *outcome)
+			      const struct user_event_payload *data,
+			      void *tpdata, unsigned int *outcome)
 {
 	struct trace_event_file *file = tpdata;
 	struct trace_event_buffer event_buffer;
-	size_t size = sizeof(struct trace_entry) + i->count;
+	size_t size = sizeof(struct trace_entry) + data->len;
 	struct trace_entry *entry;
 
 	if (unlikely(!file || !(file->flags & EVENT_FILE_FL_ENABLED) ||
@@ -2811,7 +2826,7 @@ static void user_event_ftrace(struct user_event *user,
 	if (unlikely(!entry))
 		return;
 
-	if (unlikely(!copy_payload(entry + 1, i)))
+	if (unlikely(!copy_payload(entry + 1, data)))
 		goto discard;
 
 	if (user->nr_validators &&
@@ -2834,10 +2849,10 @@ static size_t user_event_perf_size(size_t size)
 
 #ifdef CONFIG_PERF_EVENTS
 static void user_event_perf(struct user_event *user,
-			    const struct iov_iter *i, void *tpdata,
-			    unsigned int *outcome)
+			    const struct user_event_payload *data,
+			    void *tpdata, unsigned int *outcome)
 {
-	size_t len = sizeof(struct trace_entry) + i->count;
+	size_t len = sizeof(struct trace_entry) + data->len;
 	struct trace_entry *perf_entry;
 	struct hlist_head *perf_head;
 	size_t size;
@@ -2862,7 +2877,7 @@ static void user_event_perf(struct user_event *user,
 
 	perf_fetch_caller_regs(regs);
 
-	if (unlikely(!copy_payload(perf_entry + 1, i)))
+	if (unlikely(!copy_payload(perf_entry + 1, data)))
 		goto fail;
 
 	if (user->nr_validators &&
@@ -2895,9 +2910,9 @@ static bool user_event_too_big(struct user_event *user, size_t count)
 	return false;
 }
 
-/* Runs each attached probe on @i, which they leave as it is */
+/* Runs each attached probe on the payload */
 static unsigned int user_event_probes(struct user_event *user,
-				      const struct iov_iter *i,
+				      const struct user_event_payload *data,
 				      unsigned int outcome)
 {
 	struct tracepoint_func *probe_func_ptr;
@@ -2911,10 +2926,10 @@ static unsigned int user_event_probes(struct user_event *user,
 
 			/* Other probes expect another prototype: skip them */
 			if (func == user_event_ftrace)
-				user_event_ftrace(user, i, tpdata, &outcome);
+				user_event_ftrace(user, data, tpdata, &outcome);
 #ifdef CONFIG_PERF_EVENTS
 			else if (func == user_event_perf)
-				user_event_perf(user, i, tpdata, &outcome);
+				user_event_perf(user, data, tpdata, &outcome);
 #endif
 		} while ((++probe_func_ptr)->func);
 	}
@@ -2923,9 +2938,18 @@ static unsigned int user_event_probes(struct user_event *user,
 	return outcome;
 }
 
-/* @i is the payload after the index @idx */
+/* Faults in a payload that the probes could not read with faults off */
+static bool user_event_fault_in(const struct user_event_payload *data)
+{
+	if (data->ubuf)
+		return !fault_in_readable(data->ubuf, data->len);
+
+	return !fault_in_iov_iter_readable(data->iter, data->len);
+}
+
+/* @data is the payload after the index @idx */
 static ssize_t user_events_write_core(struct file *file, int idx,
-				      struct iov_iter *i)
+				      const struct user_event_payload *data)
 {
 	struct user_event_file_info *info = file->private_data;
 	struct user_event *user = NULL;
@@ -2946,13 +2970,13 @@ static ssize_t user_events_write_core(struct file *file, int idx,
 	if (unlikely(!user))
 		return -ENOENT;
 
-	if (unlikely(i->count < user->min_size))
+	if (unlikely(data->len < user->min_size))
 		return -EINVAL;
 
 	if (unlikely(!static_key_enabled(&user->tp.key)))
 		return -EBADF;
 
-	if (unlikely(user_event_too_big(user, i->count)))
+	if (unlikely(user_event_too_big(user, data->len)))
 		return -E2BIG;
 
 	/*
@@ -2961,63 +2985,63 @@ static ssize_t user_events_write_core(struct file *file, int idx,
 	 * an unreadable payload still gives -EFAULT whether or not a probe
 	 * copied it, and a copy that failed is tried once more.
 	 */
-	outcome = user_event_probes(user, i, 0);
+	outcome = user_event_probes(user, data, 0);
 	if (unlikely(!(outcome & USER_EVENT_WRITE_RECORDED))) {
-		if (fault_in_iov_iter_readable(i, i->count))
+		if (!user_event_fault_in(data))
 			return -EFAULT;
 		if (outcome & USER_EVENT_WRITE_FAULTED)
-			outcome = user_event_probes(user, i,
+			outcome = user_event_probes(user, data,
 						    USER_EVENT_WRITE_RETRY);
 	}
 
 	if (unlikely(outcome & USER_EVENT_WRITE_FAULTED))
 		return -EFAULT;
 
-	return i->count + sizeof(idx);
+	return data->len + sizeof(idx);
 }
 
 static ssize_t user_events_write_iter(struct kiocb *kp, struct iov_iter *i)
 {
-	const struct iovec *iov = i->iov;
-	struct iov_iter payload;
+	struct user_event_payload data = {};
+	struct iovec seg;
 	int idx;
-
-	/*
-	 * writev() callers mostly give the index a segment of its own and
-	 * the payload one more: read the index directly and hand the probes
-	 * the payload as a single user buffer, as write() does.
-	 */
-	if (iter_is_iovec(i) && i->nr_segs <= 2 && !i->iov_offset &&
-	    iov->iov_len == sizeof(idx)) {
-		if (unlikely(get_user(idx, (int __user *)iov->iov_base)))
-			return -EFAULT;
-		iov_iter_ubuf(&payload, ITER_SOURCE,
-			      i->nr_segs == 2 ? iov[1].iov_base : NULL,
-			      i->count - sizeof(idx));
-		return user_events_write_core(kp->ki_filp, idx, &payload);
-	}
 
 	if (unlikely(copy_from_iter(&idx, sizeof(idx), i) != sizeof(idx)))
 		return -EFAULT;
 
-	return user_events_write_core(kp->ki_filp, idx, i);
+	data.len = iov_iter_count(i);
+
+	/*
+	 * writev() callers mostly give the payload one segment after the
+	 * index: the probes then copy it as the one user buffer it is.
+	 */
+	if (data.len && iter_is_iovec(i)) {
+		seg = iov_iter_iovec(i);
+		if (seg.iov_len == data.len)
+			data.ubuf = seg.iov_base;
+	}
+	if (data.len && !data.ubuf)
+		data.iter = i;
+
+	return user_events_write_core(kp->ki_filp, idx, &data);
 }
 
 /* write() without the kiocb and iovec set-up of ->write_iter() */
 static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	struct iov_iter i;
+	struct user_event_payload data;
 	int idx;
 
 	if (unlikely(count < sizeof(idx) ||
 		     get_user(idx, (int __user *)ubuf)))
 		return -EFAULT;
 
-	iov_iter_ubuf(&i, ITER_SOURCE, (char __user *)ubuf + sizeof(idx),
-		      count - sizeof(idx));
+	data.ubuf = ubuf + sizeof(idx);
+	data.iter = NULL;
+	data.len = count - sizeof(idx);
 
-	return user_events_write_core(file, idx, &i);
+	return user_events_write_core(file, idx, &data);
 }
 
 /* ------------------------------------------------------------------ */
