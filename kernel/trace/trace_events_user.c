@@ -845,6 +845,19 @@ fail:
 	return ret;
 }
 
+/*
+ * Appends @str to @buf, of @len bytes, at @pos as far as it fits, NUL
+ * terminated, and returns the position after the whole of @str: a first
+ * pass with @len 0 measures, as with snprintf(), but without its cost.
+ */
+static int user_fields_cat(char *buf, int len, int pos, const char *str)
+{
+	if (pos < len)
+		strscpy(buf + pos, str, len - pos);
+
+	return pos + strlen(str);
+}
+
 /**
  * user_fields_canon - Print the canonical form of a field list
  * @desc: Parsed fields
@@ -863,18 +876,20 @@ static int user_fields_canon(const struct user_fields *desc, char *buf,
 	const struct user_field *f;
 	int i, pos = 0;
 
-#define LEN_OR_ZERO (len ? len - pos : 0)
 	if (len)
 		buf[0] = '\0';
 
 	for (i = 0; i < desc->count; i++) {
 		f = &desc->fields[i];
-		pos += snprintf(buf + pos, LEN_OR_ZERO, "%s%s %s",
-				i ? "; " : "", f->type, f->name);
+		if (i)
+			pos = user_fields_cat(buf, len, pos, "; ");
+		pos = user_fields_cat(buf, len, pos, f->type);
+		pos = user_fields_cat(buf, len, pos, " ");
+		pos = user_fields_cat(buf, len, pos, f->name);
 		if (f->kind == USER_FIELD_STRUCT)
-			pos += snprintf(buf + pos, LEN_OR_ZERO, " %u", f->size);
+			pos += snprintf(buf + pos, pos < len ? len - pos : 0,
+					" %u", f->size);
 	}
-#undef LEN_OR_ZERO
 
 	return pos;
 }
@@ -906,30 +921,34 @@ static int user_fields_print_fmt(const struct user_fields *desc, char *buf,
 				 int len)
 {
 	const struct user_field *f;
-	int i, pos = 0;
+	int i, pos;
 
-#define LEN_OR_ZERO (len ? len - pos : 0)
-	pos += snprintf(buf + pos, LEN_OR_ZERO, "\"");
+	pos = user_fields_cat(buf, len, 0, "\"");
 	for (i = 0; i < desc->count; i++) {
 		f = &desc->fields[i];
-		pos += snprintf(buf + pos, LEN_OR_ZERO, "%s%s=%s",
-				i ? " " : "", f->name, f->fmt);
+		if (i)
+			pos = user_fields_cat(buf, len, pos, " ");
+		pos = user_fields_cat(buf, len, pos, f->name);
+		pos = user_fields_cat(buf, len, pos, "=");
+		pos = user_fields_cat(buf, len, pos, f->fmt);
 	}
-	pos += snprintf(buf + pos, LEN_OR_ZERO, "\"");
+	pos = user_fields_cat(buf, len, pos, "\"");
 
 	for (i = 0; i < desc->count; i++) {
 		f = &desc->fields[i];
-		if (f->kind == USER_FIELD_DATA_LOC && f->is_char)
-			pos += snprintf(buf + pos, LEN_OR_ZERO,
-					", __get_str(%s)", f->name);
-		else if (f->kind == USER_FIELD_REL_LOC && f->is_char)
-			pos += snprintf(buf + pos, LEN_OR_ZERO,
-					", __get_rel_str(%s)", f->name);
-		else
-			pos += snprintf(buf + pos, LEN_OR_ZERO,
-					", REC->%s", f->name);
+		if (f->kind == USER_FIELD_DATA_LOC && f->is_char) {
+			pos = user_fields_cat(buf, len, pos, ", __get_str(");
+		} else if (f->kind == USER_FIELD_REL_LOC && f->is_char) {
+			pos = user_fields_cat(buf, len, pos,
+					      ", __get_rel_str(");
+		} else {
+			pos = user_fields_cat(buf, len, pos, ", REC->");
+			pos = user_fields_cat(buf, len, pos, f->name);
+			continue;
+		}
+		pos = user_fields_cat(buf, len, pos, f->name);
+		pos = user_fields_cat(buf, len, pos, ")");
 	}
-#undef LEN_OR_ZERO
 
 	return pos;
 }
