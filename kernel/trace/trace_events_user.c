@@ -1386,6 +1386,7 @@ static int user_event_register(struct user_event *user)
  * @desc: Parsed fields, moved into the event on success
  * @args: Canonical form of @desc, moved into the event on success
  * @flags: USER_EVENT_REG_* flags
+ * @key: user_event_key() of @name
  * @newuser: Output, with one reference for the caller
  *
  * Context: event_mutex held.
@@ -1393,7 +1394,7 @@ static int user_event_register(struct user_event *user)
  */
 static int user_event_new(struct user_event_group *group, const char *name,
 			  struct user_fields *desc, char **args, u16 flags,
-			  struct user_event **newuser)
+			  u32 key, struct user_event **newuser)
 {
 	struct user_event *user;
 	u64 multi_id = 0;
@@ -1456,8 +1457,7 @@ static int user_event_new(struct user_event_group *group, const char *name,
 
 	/* PERSIST holds a self reference besides the caller's */
 	refcount_set(&user->refcnt, user_event_is_persist(user) ? 2 : 1);
-	hash_add(group->register_table, &user->node,
-		 user_event_key(user->reg_name));
+	hash_add(group->register_table, &user->node, key);
 	current_user_events++;
 
 	*newuser = user;
@@ -1520,6 +1520,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 	struct hlist_node *tmp;
 	char *name, *args = NULL, *canon = NULL;
 	int ret, parse_ret;
+	u32 key;
 
 	name = kstrdup(cmd, GFP_KERNEL);
 	if (!name)
@@ -1553,8 +1554,9 @@ static int user_event_find_or_create(struct user_event_group *group,
 
 	mutex_lock(&event_mutex);
 	ret = -ENOENT;
+	key = user_event_key(name);
 	hash_for_each_possible_safe(group->register_table, user, tmp, node,
-				    user_event_key(name)) {
+				    key) {
 		if (strcmp(user->reg_name, name) ||
 		    user_event_is_multi(user) != multi)
 			continue;
@@ -1594,7 +1596,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 						   cmd + (args - name), &err);
 		} else {
 			ret = user_event_new(group, name, &desc, &canon, flags,
-					     out);
+					     key, out);
 			if (!ret && created)
 				*created = true;
 		}
