@@ -36,21 +36,6 @@ FIXTURE_TEARDOWN(user) {
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
-/* Append one command to dynamic_events: 0 or the errno. */
-static int dyn_write(const char *cmd)
-{
-	int fd = open(DYN_FILE, O_WRONLY | O_APPEND);
-	int ret = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, cmd, strlen(cmd)) < 0)
-		ret = errno;
-	close(fd);
-
-	return ret;
-}
-
 /*
  * Register "EVENT fields" through the ioctl and clean it up again:
  * 0 or the errno. The event is gone again when this returns 0.
@@ -84,7 +69,7 @@ static int parse_dyn(const char *fields)
 	int ret;
 
 	snprintf(cmd, sizeof(cmd), "u:" EVENT " %s", fields);
-	ret = dyn_write(cmd);
+	ret = ue_dyn_write(cmd);
 	if (ret == 0) {
 		/* u: events persist until deleted. */
 		if (!ue_exists(ENABLE_FILE) || ue_del(EVENT) != 0)
@@ -313,13 +298,13 @@ static int dyn_lines(const char *name, char *line, size_t len)
 TEST_F(user, dyn_create_show_delete) {
 	char line[256] = "";
 
-	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a;u32\tb"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a;u32\tb"));
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
 	ASSERT_STREQ("u:" EVENT " u32 a; u32 b", line);
 
 	/* The same again is accepted and changes nothing. */
-	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a; u32 b"));
 	ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
 
 	/*
@@ -330,7 +315,7 @@ TEST_F(user, dyn_create_show_delete) {
 	ASSERT_EQ(-1, ue_reg(EVENT " u64 other", &self->check, 31, 4, 0));
 	ASSERT_EQ(EADDRINUSE, errno);
 
-	ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(0, ue_dyn_write("-:" EVENT " u32 a; u32 b"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 	ASSERT_EQ(0, dyn_lines(EVENT, NULL, 0));
 }
@@ -338,38 +323,38 @@ TEST_F(user, dyn_create_show_delete) {
 TEST_F(user, dyn_show_struct_size) {
 	char line[256] = "";
 
-	ASSERT_EQ(0, dyn_write("u:" EVENT " struct foo a 20; char[4] b"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " struct foo a 20; char[4] b"));
 	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
 	ASSERT_STREQ("u:" EVENT " struct foo a 20; char[4] b", line);
-	ASSERT_EQ(0, dyn_write("-:" EVENT " struct foo a 20; char[4] b"));
+	ASSERT_EQ(0, ue_dyn_write("-:" EVENT " struct foo a 20; char[4] b"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
 TEST_F(user, dyn_delete_with_system) {
-	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
-	ASSERT_EQ(0, dyn_write("-:" USER_EVENTS_SYSTEM "/" EVENT
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(0, ue_dyn_write("-:" USER_EVENTS_SYSTEM "/" EVENT
 			       " u32 a; u32 b"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
 TEST_F(user, dyn_delete_bang) {
-	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
-	ASSERT_EQ(0, dyn_write("!u:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(0, ue_dyn_write("!u:" EVENT " u32 a; u32 b"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
 TEST_F(user, dyn_delete_needs_matching_fields) {
-	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a; u32 b"));
 
 	/* A bare name only matches an event without fields. */
-	ASSERT_EQ(ENOENT, dyn_write("-:" EVENT));
-	ASSERT_EQ(ENOENT, dyn_write("-:" EVENT " u32 a"));
-	ASSERT_EQ(ENOENT, dyn_write("-:" EVENT " u32 b; u32 a"));
-	ASSERT_EQ(ENOENT, dyn_write("-:other_system/" EVENT " u32 a; u32 b"));
+	ASSERT_EQ(ENOENT, ue_dyn_write("-:" EVENT));
+	ASSERT_EQ(ENOENT, ue_dyn_write("-:" EVENT " u32 a"));
+	ASSERT_EQ(ENOENT, ue_dyn_write("-:" EVENT " u32 b; u32 a"));
+	ASSERT_EQ(ENOENT, ue_dyn_write("-:other_system/" EVENT " u32 a; u32 b"));
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 
-	ASSERT_EQ(0, dyn_write("u:" EVENT_NF));
-	ASSERT_EQ(0, dyn_write("-:" EVENT_NF));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT_NF));
+	ASSERT_EQ(0, ue_dyn_write("-:" EVENT_NF));
 	ASSERT_FALSE(ue_exists(ENABLE_NF));
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 }
@@ -377,7 +362,7 @@ TEST_F(user, dyn_delete_needs_matching_fields) {
 TEST_F(user, dyn_delete_busy) {
 	int fd;
 
-	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a"));
 
 	/* An open fd that registered the event holds it. */
 	fd = open(DATA_FILE, O_RDWR);
@@ -385,19 +370,19 @@ TEST_F(user, dyn_delete_busy) {
 	ASSERT_EQ(0, ue_reg_fd(fd, EVENT " u32 a", &self->check, 31, 4, 0,
 			       NULL));
 	ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 31));
-	ASSERT_EQ(EBUSY, dyn_write("-:" EVENT " u32 a"));
+	ASSERT_EQ(EBUSY, ue_dyn_write("-:" EVENT " u32 a"));
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 
 	/* The fd's reference goes with the close, at once */
 	close(fd);
-	ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("-:" EVENT " u32 a"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
 TEST_F(user, dyn_create_rejects_bad_commands) {
-	ASSERT_EQ(EINVAL, dyn_write("u:" EVENT " u32"));
-	ASSERT_EQ(EINVAL, dyn_write("u:" EVENT ":flag u32 a"));
-	ASSERT_EQ(EINVAL, dyn_write("u:" EVENT " long a"));
+	ASSERT_EQ(EINVAL, ue_dyn_write("u:" EVENT " u32"));
+	ASSERT_EQ(EINVAL, ue_dyn_write("u:" EVENT ":flag u32 a"));
+	ASSERT_EQ(EINVAL, ue_dyn_write("u:" EVENT " long a"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
@@ -413,7 +398,7 @@ TEST_F(user, dyn_create_rejects_bad_names) {
 	int active = ue_active_count();
 
 	for (i = 0; i < ARRAY_SIZE(lines); i++) {
-		int err = dyn_write(lines[i]);
+		int err = ue_dyn_write(lines[i]);
 
 		if (err != EINVAL)
 			TH_LOG("line %u: %s", i, strerror(err));
@@ -427,13 +412,13 @@ TEST_F(user, dyn_create_rejects_bad_names) {
 TEST_F(user, dyn_create_spaces_after_prefix) {
 	char line[256] = "";
 
-	ASSERT_EQ(0, dyn_write("u:   " EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("u:   " EVENT " u32 a"));
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
 	ASSERT_STREQ("u:" EVENT " u32 a", line);
-	ASSERT_EQ(0, dyn_write("u:\t" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("u:\t" EVENT " u32 a"));
 	ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
-	ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("-:" EVENT " u32 a"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
@@ -451,7 +436,7 @@ TEST_F(user, dyn_create_longer_than_512) {
 	}
 	ASSERT_LT(600, (int)strlen(cmd));
 
-	ASSERT_EQ(0, dyn_write(cmd));
+	ASSERT_EQ(0, ue_dyn_write(cmd));
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
 	ASSERT_STREQ(canon, line);
@@ -461,7 +446,7 @@ TEST_F(user, dyn_create_longer_than_512) {
 	ASSERT_EQ(EINVAL, errno);
 
 	cmd[0] = '-';
-	ASSERT_EQ(0, dyn_write(cmd));
+	ASSERT_EQ(0, ue_dyn_write(cmd));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
@@ -475,7 +460,7 @@ TEST_F(user, dyn_create_keeps_existing_non_persistent) {
 	ASSERT_NE(-1, fd);
 	ASSERT_EQ(0, ue_reg_fd(fd, EVENT " u32 a", &self->check, 31, 4, 0,
 			       NULL));
-	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a"));
 	ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
 
 	ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 31));
@@ -500,14 +485,14 @@ TEST_F(user, dyn_create_after_last_user_left) {
 		ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 31));
 		close(fd);
 
-		ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a"));
+		ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a"));
 		ASSERT_TRUE(ue_exists(ENABLE_FILE));
 		ASSERT_EQ(1, dyn_lines(EVENT, NULL, 0));
 		/* A live persistent event: other fields are refused */
 		ASSERT_EQ(-1, ue_reg(EVENT " u64 other", &self->check, 30, 4,
 				     0));
 		ASSERT_EQ(EADDRINUSE, errno);
-		ASSERT_EQ(0, dyn_write("-:" EVENT " u32 a"));
+		ASSERT_EQ(0, ue_dyn_write("-:" EVENT " u32 a"));
 		ASSERT_FALSE(ue_exists(ENABLE_FILE));
 	}
 }
@@ -516,7 +501,7 @@ TEST_F(user, dyn_create_after_last_user_left) {
 TEST_F(user, single_and_multi_format_side_by_side) {
 	char line[256] = "";
 
-	ASSERT_EQ(0, dyn_write("u:" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a"));
 	ASSERT_EQ(0, ue_reg(EVENT " u64 b", &self->check, 31, 4,
 			    USER_EVENT_REG_MULTI_FORMAT |
 			    USER_EVENT_REG_PERSIST));
@@ -532,7 +517,7 @@ TEST_F(user, single_and_multi_format_side_by_side) {
 	ASSERT_EQ(EADDRINUSE, errno);
 
 	/* "-:user_events_multi/" removes the multi-format version only */
-	ASSERT_EQ(0, dyn_write("-:" USER_EVENTS_MULTI_SYSTEM "/" EVENT " u64 b"));
+	ASSERT_EQ(0, ue_dyn_write("-:" USER_EVENTS_MULTI_SYSTEM "/" EVENT " u64 b"));
 	ASSERT_TRUE(ue_exists(ENABLE_FILE));
 	ASSERT_EQ(1, dyn_lines(EVENT, line, sizeof(line)));
 	ASSERT_STREQ("u:" EVENT " u32 a", line);

@@ -519,32 +519,6 @@ static void fi_close_fd(struct fi_ctx *c)
 	c->fd = -1;
 }
 
-static int fi_dyn_write(const char *cmd)
-{
-	int fd = open(DYN_FILE, O_WRONLY | O_APPEND);
-	int ret = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, cmd, strlen(cmd)) < 0)
-		ret = errno;
-	close(fd);
-
-	return ret;
-}
-
-static int fi_event_id(const char *name)
-{
-	char path[512], *text;
-	int id;
-
-	text = ue_read_file(ue_event_file(path, sizeof(path), name, "id"));
-	id = text ? atoi(text) : -1;
-	free(text);
-
-	return id;
-}
-
 static bool fi_multi_exists(const char *name)
 {
 	char pattern[512];
@@ -772,7 +746,7 @@ static const struct fi_op op_unreg = {
 
 static void del_setup(struct __test_metadata *_metadata, struct fi_ctx *c)
 {
-	ASSERT_EQ(0, fi_dyn_write("u:" EV_DEL_CMD));
+	ASSERT_EQ(0, ue_dyn_write("u:" EV_DEL_CMD));
 }
 
 static long del_run(struct fi_ctx *c)
@@ -839,7 +813,7 @@ static void dyn_create_teardown(struct __test_metadata *_metadata,
 				struct fi_ctx *c)
 {
 	close(c->dyn_fd);
-	ASSERT_EQ(0, fi_dyn_write("-:" EV_DYN_CMD));
+	ASSERT_EQ(0, ue_dyn_write("-:" EV_DYN_CMD));
 }
 
 static const struct fi_op op_dyn_create = {
@@ -850,7 +824,7 @@ static const struct fi_op op_dyn_create = {
 static void dyn_delete_setup(struct __test_metadata *_metadata,
 			     struct fi_ctx *c)
 {
-	ASSERT_EQ(0, fi_dyn_write("u:" EV_DYN_CMD));
+	ASSERT_EQ(0, ue_dyn_write("u:" EV_DYN_CMD));
 	dyn_open(_metadata, c);
 }
 
@@ -1291,7 +1265,7 @@ TEST_F_TIMEOUT(fi, write_perf_attached, 300) {
 
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_WRITE_CMD, &c->w[W_PWRITE], 0,
 			       4, 0, &c->index));
-	c->perf_fd = ue_perf_open(fi_event_id(EV_WRITE));
+	c->perf_fd = ue_perf_open(ue_event_id(EV_WRITE));
 	ASSERT_LE(0, c->perf_fd);
 	ASSERT_EQ(1, ue_load(&c->w[W_PWRITE]));
 	fi_sweep(_metadata, c, &op_perf_writev);
@@ -1327,7 +1301,7 @@ TEST_F_TIMEOUT(fi, perf_enable, 300) {
 
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_PERF_CMD, &c->w[W_PERF], 0, 4, 0,
 			       NULL));
-	c->id = fi_event_id(EV_PERF);
+	c->id = ue_event_id(EV_PERF);
 	ASSERT_LT(0, c->id);
 	fi_sweep(_metadata, c, &op_perf_enable);
 	ASSERT_EQ(0, ue_unreg_fd(c->hold_fd, &c->w[W_PERF], 0));
@@ -1494,7 +1468,7 @@ TEST_F_TIMEOUT(fi, fork_with_enablers, 600) {
 
 	ASSERT_NE(MAP_FAILED, sh);
 	memset(c->w, 0, sysconf(_SC_PAGESIZE));
-	ASSERT_EQ(0, fi_dyn_write("u:" EV_FORK_CMD));
+	ASSERT_EQ(0, ue_dyn_write("u:" EV_FORK_CMD));
 	fi_snap_take(&base);
 	fi_nocldstop();
 
@@ -1645,7 +1619,7 @@ TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	ASSERT_LT(0, len);
 	exe[len] = '\0';
-	ASSERT_EQ(0, fi_dyn_write("u:" EV_EXEC_CMD));
+	ASSERT_EQ(0, ue_dyn_write("u:" EV_EXEC_CMD));
 	fi_snap_take(&base);
 	fi_nocldstop();
 	c->op = &(struct fi_op){ .name = "exec" };

@@ -149,18 +149,6 @@ static int uf_dyn_write(const char *cmd)
 	return ue_write_str(DYN_FILE, cmd, O_APPEND);
 }
 
-static int uf_event_id(const char *name)
-{
-	char path[512], *text;
-	int id;
-
-	text = ue_read_file(ue_event_file(path, sizeof(path), name, "id"));
-	id = text ? atoi(text) : -1;
-	free(text);
-
-	return id;
-}
-
 static const char *uf_enable_path(char *buf, size_t len, const char *name)
 {
 	return ue_event_file(buf, len, name, "enable");
@@ -255,7 +243,7 @@ static int op_perf(struct uf_steps *s, const char *event, const char *what)
 {
 	char name[96];
 	int fd = -1;
-	int id = uf_event_id(event);
+	int id = ue_event_id(event);
 
 	snprintf(name, sizeof(name), "perf_event_open on %s", what);
 	if (UF_STEP(s, name, uf_perf_open(&fd, id)))
