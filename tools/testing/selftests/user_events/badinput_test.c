@@ -361,7 +361,7 @@ FIXTURE_VARIANT_ADD(reg, name_form_feed) {
 };
 
 FIXTURE_VARIANT_ADD(reg, name_del) {
-	REG_OK, .cmd = "__bad\x7f" "event u32 a", .err = EINVAL,
+	REG_OK, .cmd = "__bad\177event u32 a", .err = EINVAL,
 };
 
 FIXTURE_VARIANT_ADD(reg, name_trailing_newline) {

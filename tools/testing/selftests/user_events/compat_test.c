@@ -34,15 +34,13 @@
 
 /*
  * (__u64)ptr, as a 32-bit program writes it: GCC sign-extends a pointer
- * converted to a wider integer.
+ * converted to a wider integer, which is what going through the signed
+ * intptr_t spells out.
  */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpointer-to-int-cast"
 static __u64 sext(const void *ptr)
 {
-	return (__u64)ptr;
+	return (__u64)(intptr_t)ptr;
 }
-#pragma GCC diagnostic pop
 
 static __u64 zext(const void *ptr)
 {
@@ -259,7 +257,7 @@ static const __u32 bad_upper[] = {
  * Bad value @i for the address @ptr: a bad upper half, or (the last one)
  * all ones above an address below 2 GiB, which is no sign extension.
  */
-static __u64 bad_value(FIXTURE_DATA(compat) *self, const void *ptr,
+static __u64 bad_value(struct _test_data_compat *self, const void *ptr,
 		       unsigned int i)
 {
 	if (i < ARRAY_SIZE(bad_upper))

@@ -101,10 +101,6 @@ static void check_parse(struct __test_metadata *_metadata, int *check,
 	}
 }
 
-#define CHECK_PARSE(cases) \
-	check_parse(_metadata, &self->check, cases, \
-		    ARRAY_SIZE(cases))
-
 TEST_F(user, basic_types_accepted) {
 	static const struct parse_case cases[] = {
 		{ "s64 a", 0 }, { "u64 a", 0 },
@@ -118,7 +114,7 @@ TEST_F(user, basic_types_accepted) {
 		{ "u32 a;", 0 },
 	};
 
-	CHECK_PARSE(cases);
+	check_parse(_metadata, &self->check, cases, ARRAY_SIZE(cases));
 }
 
 TEST_F(user, array_types) {
@@ -140,7 +136,7 @@ TEST_F(user, array_types) {
 		{ "u32[4] a", EINVAL },
 	};
 
-	CHECK_PARSE(cases);
+	check_parse(_metadata, &self->check, cases, ARRAY_SIZE(cases));
 }
 
 TEST_F(user, loc_types) {
@@ -152,7 +148,7 @@ TEST_F(user, loc_types) {
 		{ "__data_loc char[] a; __rel_loc char[] b; u32 c", 0 },
 	};
 
-	CHECK_PARSE(cases);
+	check_parse(_metadata, &self->check, cases, ARRAY_SIZE(cases));
 }
 
 TEST_F(user, size_types) {
@@ -172,7 +168,7 @@ TEST_F(user, size_types) {
 		{ "struct custom a 40000; struct custom b 30000", EINVAL },
 	};
 
-	CHECK_PARSE(cases);
+	check_parse(_metadata, &self->check, cases, ARRAY_SIZE(cases));
 }
 
 TEST_F(user, rejected_types) {
@@ -188,7 +184,7 @@ TEST_F(user, rejected_types) {
 		{ "u32 a; u64", EINVAL },
 	};
 
-	CHECK_PARSE(cases);
+	check_parse(_metadata, &self->check, cases, ARRAY_SIZE(cases));
 }
 
 /*
@@ -391,8 +387,8 @@ TEST_F(user, dyn_create_rejects_bad_names) {
 	static const char * const lines[] = {
 		"u:enable u32 a", "u:filter u32 a", "u:enable", "u:filter",
 		"u:__dyn\revent u32 a", "u:__dyn\vevent u32 a",
-		"u:__dyn\fevent u32 a", "u:__dyn\x7f" "event u32 a",
-		"u:__dyn\x01" "event",
+		"u:__dyn\fevent u32 a", "u:__dyn\177event u32 a",
+		"u:__dyn\001event",
 	};
 	unsigned int i;
 	int active = ue_active_count();

@@ -310,8 +310,10 @@ TEST_F_TIMEOUT(big, fork_with_60000_enablers, 530) {
 		EF_NOTE("fork of a process with %d enablers failed cleanly with ENOMEM\n",
 			BIG);
 	} else {
-		EF_NOTE("%d enablers: registered in %ld ms (%d threads), fork %ld ms, every bit of the child followed enable and disable, it unregistered %d inherited ones in %ld ms\n",
-			BIG, r->reg_ms, NR_THREADS, r->fork_ms,
+		EF_NOTE("%d enablers: registered in %ld ms (%d threads), fork %ld ms\n",
+			BIG, r->reg_ms, NR_THREADS, r->fork_ms);
+		EF_NOTE("every bit of the child followed enable and disable\n");
+		EF_NOTE("the child unregistered %d inherited ones in %ld ms\n",
 			r->unreg_count, r->unreg_ms);
 	}
 	/* Both gone with every reference: the event deletes at once */

@@ -120,15 +120,22 @@ FIXTURE_TEARDOWN(limit) {
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
-/* Skip, saying why, on a kernel without the limit; else set it to @limit */
-#define EL_NEED_LIMIT(limit) do {					\
-	if (!ue_exists(LIMIT_FILE))					\
-		SKIP(return, "no " LIMIT_FILE " in this kernel");	\
-	self->saved = el_read_limit();					\
-	ASSERT_LT(0, self->saved);					\
-	ASSERT_EQ(0, el_write_limit(limit));				\
-	ASSERT_EQ(limit, el_read_limit());				\
-} while (0)
+/*
+ * Save the limit in @saved and set it to @limit. On a kernel without the
+ * limit, mark the test skipped, saying why, and return false.
+ */
+static bool el_need_limit(struct __test_metadata *_metadata, int *saved,
+			  int limit)
+{
+	if (!ue_exists(LIMIT_FILE))
+		SKIP(return false, "no " LIMIT_FILE " in this kernel");
+	*saved = el_read_limit();
+	ASSERT_LT(0, *saved);
+	ASSERT_EQ(0, el_write_limit(limit));
+	ASSERT_EQ(limit, el_read_limit());
+
+	return true;
+}
 
 TEST_F(limit, default_limit) {
 	if (!ue_exists(LIMIT_FILE))
@@ -139,7 +146,8 @@ TEST_F(limit, default_limit) {
 TEST_F(limit, enospc_beyond_the_limit) {
 	int index = -1, active;
 
-	EL_NEED_LIMIT(SMALL);
+	if (!el_need_limit(_metadata, &self->saved, SMALL))
+		return;
 	ASSERT_EQ(SMALL, el_reg_range(self->fd, EV_LIM_CMD, self->words, 0,
 				      SMALL));
 	active = ue_active_count();
@@ -175,7 +183,8 @@ TEST_F(limit, enospc_beyond_the_limit) {
 }
 
 TEST_F(limit, lowering_keeps_existing_enablers) {
-	EL_NEED_LIMIT(SMALL);
+	if (!el_need_limit(_metadata, &self->saved, SMALL))
+		return;
 	ASSERT_EQ(SMALL, el_reg_range(self->fd, EV_LIM_CMD, self->words, 0,
 				      SMALL));
 	ASSERT_EQ(0, el_write_limit(SMALL / 2));
@@ -212,7 +221,8 @@ TEST_F(limit, threads_share_the_count) {
 	struct el_thread t = { self->fd, self->words, SMALL / 2, SMALL, 0, 0 };
 	pthread_t thread;
 
-	EL_NEED_LIMIT(SMALL);
+	if (!el_need_limit(_metadata, &self->saved, SMALL))
+		return;
 	ASSERT_EQ(SMALL / 2, el_reg_range(self->fd, EV_LIM_CMD, self->words, 0,
 					  SMALL / 2));
 	ASSERT_EQ(0, pthread_create(&thread, NULL, el_thread_reg, &t));
@@ -231,7 +241,8 @@ TEST_F(limit, threads_share_the_count) {
 TEST_F(limit, fork_child_inherits_up_to_the_limit) {
 	pid_t pid;
 
-	EL_NEED_LIMIT(SMALL);
+	if (!el_need_limit(_metadata, &self->saved, SMALL))
+		return;
 	ASSERT_EQ(SMALL, el_reg_range(self->fd, EV_LIM_CMD, self->words, 0,
 				      SMALL));
 	pid = fork();
@@ -260,7 +271,8 @@ TEST_F(limit, fork_child_inherits_up_to_the_limit) {
 TEST_F(limit, other_process_has_its_own_count) {
 	pid_t pid;
 
-	EL_NEED_LIMIT(SMALL);
+	if (!el_need_limit(_metadata, &self->saved, SMALL))
+		return;
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {

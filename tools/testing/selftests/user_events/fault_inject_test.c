@@ -20,12 +20,13 @@
  * ENOMEM or gives a child with every enabler of its parent; execve()
  * either fails and leaves the enablers or drops them all. After each
  * attempt the state is back to where the operation started, and the
- * events of the sweeps are unreferenced at the end (they delete at once
- * once the fd that registered them is closed): no reference leaked on
+ * events of the sweeps are unreferenced at the end (each is deleted at
+ * once when the fd that registered it is closed): no reference leaked on
  * any path.
  * Each operation prints how many fault sites it reached.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -250,9 +251,11 @@ static void fi_touch_all(void)
 		if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p')
 			continue;
 		for (p = lo; p < hi; p += page) {
-			volatile char *c = (volatile char *)p;
+			char *c = (char *)p;
 
-			*c = *c;
+			/* Read and write back: accesses the compiler keeps */
+			__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
 		}
 	}
 	fclose(maps);
@@ -468,7 +471,7 @@ static void fi_sweep(struct __test_metadata *_metadata, struct fi_ctx *c,
 
 			ret = op->run(c);
 			ASSERT_EQ(0, ret) {
-				TH_LOG("%s, fail-nth %d: the clean call after the failure: %ld (%s)",
+				TH_LOG("%s, fail-nth %d: clean call after the failure: %ld (%s)",
 				       op->name, c->n, ret, ret < 0 ?
 				       strerror(-ret) : "unexpected value");
 			}
@@ -495,9 +498,10 @@ static void fi_sweep(struct __test_metadata *_metadata, struct fi_ctx *c,
 	ASSERT_LT(c->n, FI_MAX_SITES) TH_LOG("%s: no end to its fault sites", op->name);
 	fi_snap_free(&base);
 
-	FI_NOTE("%s: %d fault sites, all clean (%d failed: ENOMEM %d, EFAULT %d, other %d; %d absorbed)\n",
-		op->name, sites, failed, nomem, fault,
-		failed - nomem - fault, absorbed);
+	FI_NOTE("%s: %d fault sites, all clean\n", op->name, sites);
+	FI_NOTE("%s: %d failed: ENOMEM %d, EFAULT %d, other %d; %d absorbed\n",
+		op->name, failed, nomem, fault, failed - nomem - fault,
+		absorbed);
 }
 
 /* A write with @index of the event that has no fields: ENOENT or not */
@@ -846,12 +850,15 @@ static const struct fi_op op_dyn_delete = {
 
 /* --- writes with ftrace, then perf, attached --- */
 
+/* Naturally aligned: no padding between the fields or after them */
 struct fi_payload {
 	int index;
 	__u32 a;
 	__u32 loc;
 	char s[8];
-} __attribute__((packed));
+};
+
+static_assert(sizeof(struct fi_payload) == 20, "struct fi_payload is padded");
 
 static struct fi_payload fi_payload = {
 	.a = 0xfa17,
@@ -1417,7 +1424,8 @@ static int fork_worker(struct fi_shared *sh, int *words)
 		if (pid < 0) {
 			fired = fi_disarm(nth, &ok);
 			if (!fired || !ok || err != ENOMEM) {
-				fi_set_error(sh, "fail-nth %d: fork failed with %s (%s fault injected)",
+				fi_set_error(sh,
+					     "fail-nth %d: fork failed with %s (%s fault injected)",
 					     n, strerror(err),
 					     fired ? "a" : "no");
 				return 1;
@@ -1514,8 +1522,10 @@ TEST_F_TIMEOUT(fi, fork_with_enablers, 600) {
 	fi_delete(_metadata, EV_FORK, true);
 	fi_snap_free(&base);
 	fi_snap_free(&post);
-	FI_NOTE("fork with %d enablers: %d fault sites, all clean (%d failed with ENOMEM, %d absorbed, every child had all enablers)\n",
-		FORK_ENABLERS, sh->sites, sh->failed, sh->absorbed);
+	FI_NOTE("fork with %d enablers: %d fault sites, all clean\n",
+		FORK_ENABLERS, sh->sites);
+	FI_NOTE("fork: %d failed with ENOMEM, %d absorbed, every child had all enablers\n",
+		sh->failed, sh->absorbed);
 }
 
 /*
@@ -1537,7 +1547,7 @@ static int exec_once(struct fi_shared *sh, const char *exe, int *words, int n,
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		char *argv[] = { (char *)exe, "--never-runs", NULL };
+		char * const argv[] = { (char *)exe, "--never-runs", NULL };
 
 		fd = open(DATA_FILE, O_RDWR | O_CLOEXEC);
 		nth = open(FI_NTH, O_RDWR | O_CLOEXEC);
@@ -1643,9 +1653,11 @@ TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	ASSERT_LT(n, FI_MAX_SITES);
 	fi_delete(_metadata, EV_EXEC, true);
 	fi_snap_free(&base);
-	FI_NOTE("exec with %d enablers: %d fault sites, all clean (%d failed and kept the enablers, %d killed past the point of no return, %d absorbed)\n",
-		EXEC_ENABLERS, sh->sites, sh->failed, killed,
-		sh->absorbed);
+	FI_NOTE("exec with %d enablers: %d fault sites, all clean\n",
+		EXEC_ENABLERS, sh->sites);
+	FI_NOTE("exec: %d failed and kept the enablers, %d absorbed\n",
+		sh->failed, sh->absorbed);
+	FI_NOTE("exec: %d killed past the point of no return\n", killed);
 }
 
 TEST_HARNESS_MAIN

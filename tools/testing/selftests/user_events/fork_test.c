@@ -173,7 +173,7 @@ static void child_check(int rfd, int *words, struct round *r)
 }
 
 static void fork_race(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(fork) *self, bool zap)
+		      struct _test_data_fork *self, bool zap)
 {
 	struct toggler t = {
 		.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -247,7 +247,7 @@ static void fork_race(struct __test_metadata *_metadata,
 			parent_max = ms;
 
 		ASSERT_EQ(0, ue_wait_child(pid)) {
-			TH_LOG("round %d (toggle after %d us): %d of the child's bits are not %d after %d ms",
+			TH_LOG("round %d (toggle after %d us): %d child bits not %d after %d ms",
 			       i, t.delay_us, rounds[i].child_bad, state,
 			       UE_FAULT_MS);
 		}
@@ -255,8 +255,10 @@ static void fork_race(struct __test_metadata *_metadata,
 			child_max = rounds[i].child_ms;
 		waited += rounds[i].child_ms > 0;
 	}
-	TH_LOG("%d forks with %d enablers: longest convergence %ld ms in a child (%ld children waited), %ld ms in the parent",
-	       NR_FORKS, NR_ENABLERS, child_max, waited, parent_max);
+	TH_LOG("%d forks with %d enablers, longest convergence:",
+	       NR_FORKS, NR_ENABLERS);
+	TH_LOG("%ld ms in a child (%ld children waited), %ld ms in the parent",
+	       child_max, waited, parent_max);
 	TH_LOG("registrations %ld ms, rounds %ld ms", t1 - t0,
 	       ue_now_ms() - t1);
 
@@ -283,7 +285,7 @@ TEST_F_TIMEOUT(fork, child_bits_follow_toggle_with_fault_pending, 300) {
 struct churner {
 	int fd;
 	int *words;
-	volatile bool stop;
+	bool stop;		/* atomic: set by the forking thread */
 	long rounds;
 	int err;
 };
@@ -293,7 +295,7 @@ static void *churn_main(void *arg)
 	struct churner *c = arg;
 	int slot;
 
-	while (!c->stop) {
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
 		slot = c->rounds++ % NR_SLOTS;
 		if (ue_reg_fd(c->fd, EVENT_P " u32 a", &c->words[slot], 0, 4,
 			      0, NULL) ||
@@ -349,7 +351,7 @@ TEST_F_TIMEOUT(fork, fork_while_unregistering, 300) {
 			TH_LOG("fork %d: child exit %d", i, ret);
 		failed += ret != 0;
 	}
-	c.stop = true;
+	__atomic_store_n(&c.stop, true, __ATOMIC_RELEASE);
 	pthread_join(thread, NULL);
 	TH_LOG("%d forks against %ld register/unregister rounds", i, c.rounds);
 	ASSERT_EQ(0, c.err);

@@ -984,13 +984,14 @@ TEST_F(user, status_multi_format_line) {
 
 /* struct fields are shown as hex bytes, in memory order */
 TEST_F(user, trace_text_struct_hex) {
-	struct {
-		__u8 blob[5];
-		__u16 after;
-	} __attribute__((packed)) payload = {
-		{ 0x01, 0x2a, 0x00, 0xff, 0x80 }, 513,
-	};
+	static const __u8 blob[5] = { 0x01, 0x2a, 0x00, 0xff, 0x80 };
+	__u8 payload[sizeof(blob) + sizeof(__u16)];
+	__u16 after = 513;
 	int index = -1;
+
+	/* The u16 right after the 5 bytes, unaligned as in the record */
+	memcpy(payload, blob, sizeof(blob));
+	memcpy(payload + sizeof(blob), &after, sizeof(after));
 
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd,
 			       EVENT " struct foo blob 5; u16 after",

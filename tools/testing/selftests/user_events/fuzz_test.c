@@ -89,12 +89,14 @@ static long ue_now_us(void)
 	return ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static const char *pick(const char * const *list, int n)
+/* An entry of @list, an array of @size bytes */
+static const char *pick(const char * const *list, size_t size)
 {
-	return list[rn(n)];
+	return list[rn(size / sizeof(*list))];
 }
 
-#define PICK(list)	pick(list, ARRAY_SIZE(list))
+/* @list must be an array, not a pointer */
+#define PICK(list)	pick(list, sizeof(list))
 
 struct fuzz_stats {
 	unsigned long cmd, cmd_ok, cmd_exact, dyn, dyn_ok, dyn_exact, reg,
@@ -283,7 +285,6 @@ static void dump_input(const char *what, const void *data, size_t len)
 	(void)n;
 }
 
-
 /* ---- the oracle: what the kernel must answer for a command ---------- */
 
 /*
@@ -460,6 +461,7 @@ static long field_size(char **tok, int n, char *canon, int *clen)
 	if (!c_identifier(tok[type_tokens]))
 		return -1;
 	rest = n - type_tokens - 1;
+	bracket = strchr(type, '[');
 
 	if (!strncmp(type, "__data_loc ", 11) ||
 	    !strncmp(type, "__rel_loc ", 10)) {
@@ -472,7 +474,7 @@ static long field_size(char **tok, int n, char *canon, int *clen)
 				  "%s%s %s %llu", *clen ? "; " : "", type,
 				  tok[type_tokens], v);
 		return v;
-	} else if ((bracket = strchr(type, '['))) {
+	} else if (bracket) {
 		const char *end;
 		char num[8];
 
@@ -568,7 +570,8 @@ static enum verdict cmd_verdict(const char *cmd, bool multi, bool dyn,
 	size_t len;
 	const unsigned char *p;
 
-	name[0] = canon[0] = '\0';
+	name[0] = '\0';
+	canon[0] = '\0';
 	if (!dyn && strlen(cmd) >= 512)
 		return V_EINVAL;
 	for (p = (const unsigned char *)cmd; *p; p++)
@@ -839,7 +842,7 @@ FIXTURE_SETUP(fuzz) {
 	model_add(POOL_PREFIX "v", "", false, true);
 }
 
-static void perf_off(FIXTURE_DATA(fuzz) *self)
+static void perf_off(struct _test_data_fuzz *self)
 {
 	if (self->perf_ring != MAP_FAILED)
 		munmap(self->perf_ring, (PERF_PAGES + 1) * self->m.page);
@@ -854,7 +857,7 @@ static void perf_off(FIXTURE_DATA(fuzz) *self)
  * through the perf probe, its buffer and its validators. The ring buffer
  * is never read; full means lost records, not failed writes.
  */
-static int perf_on(FIXTURE_DATA(fuzz) *self)
+static int perf_on(struct _test_data_fuzz *self)
 {
 	char path[256], *id;
 
@@ -898,7 +901,7 @@ FIXTURE_TEARDOWN(fuzz) {
 }
 
 /* A fresh enable location in the words page: (word, bit) never repeats */
-static void *next_enable(FIXTURE_DATA(fuzz) *self, int *bit)
+static void *next_enable(struct _test_data_fuzz *self, int *bit)
 {
 	unsigned int n = self->next_word++;
 	long words = self->m.page / 8;
@@ -918,7 +921,7 @@ static bool errno_ok(const int *allowed, int err)
 
 /* Valid struct, generated command: the answer the oracle demands */
 static bool fuzz_cmd(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+		     struct _test_data_fuzz *self, struct fuzz_stats *st)
 {
 	static char name[320], canon[CANON_MAX];
 	char *cmd = self->m.buf;
@@ -958,7 +961,7 @@ static bool fuzz_cmd(struct __test_metadata *_metadata,
 
 /* Generated command through dynamic_events (always persistent) */
 static bool fuzz_dyn(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+		     struct _test_data_fuzz *self, struct fuzz_stats *st)
 {
 	static char name[320], canon[CANON_MAX];
 	char *line = self->m.buf;
@@ -1005,7 +1008,7 @@ static bool fuzz_dyn(struct __test_metadata *_metadata,
 	return true;
 }
 
-static __u64 gen_addr(FIXTURE_DATA(fuzz) *self, int size)
+static __u64 gen_addr(struct _test_data_fuzz *self, int size)
 {
 	char *base = self->m.words + rn(self->m.page / 8) * 8;
 
@@ -1031,7 +1034,7 @@ static __u64 gen_addr(FIXTURE_DATA(fuzz) *self, int size)
 
 /* Random user_reg: sizes, flags, bits, addresses, strings */
 static bool fuzz_reg(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+		     struct _test_data_fuzz *self, struct fuzz_stats *st)
 {
 	static const unsigned int sizes[] = {
 		28, 28, 28, 28, 0, 4, 20, 27, 29, 32, 64, 4096, 4097,
@@ -1137,7 +1140,7 @@ fail:
 
 /* Random user_unreg: nothing is registered, so never a success */
 static bool fuzz_unreg(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+		       struct _test_data_fuzz *self, struct fuzz_stats *st)
 {
 	static const unsigned int sizes[] = {
 		16, 16, 16, 0, 8, 15, 17, 24, 64, 4096, 4097, 0xffffffff,
@@ -1225,7 +1228,7 @@ static __u32 gen_loc(bool rel, size_t len, size_t *str_at, size_t *str_len)
 
 /* Random write payloads against WEVENT (checked exactly) and others */
 static bool fuzz_write(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+		       struct _test_data_fuzz *self, struct fuzz_stats *st)
 {
 	unsigned char *p = (unsigned char *)self->m.buf + 2048 + 4;
 	size_t len, sat = 0, slen = 0, rat = 0, rlen = 0, i;
@@ -1323,7 +1326,7 @@ static bool fuzz_write(struct __test_metadata *_metadata,
  * of them exists for the oracle, and every file held open is stale.
  */
 static bool batch_end(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(fuzz) *self, struct fuzz_stats *st)
+		      struct _test_data_fuzz *self, struct fuzz_stats *st)
 {
 	bool ok;
 

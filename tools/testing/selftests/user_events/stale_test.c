@@ -65,8 +65,10 @@ static const struct event_file files[] = {
 	{ "hist_debug", true, NULL },
 };
 
-enum { F_ENABLE, F_FILTER, F_TRIGGER, F_FORMAT, F_ID, F_HIST, F_INJECT,
-       F_HIST_DEBUG };
+enum {
+	F_ENABLE, F_FILTER, F_TRIGGER, F_FORMAT, F_ID, F_HIST, F_INJECT,
+	F_HIST_DEBUG
+};
 
 FIXTURE(stale) {
 	int data_fd;
@@ -121,7 +123,8 @@ static void stale_cleanup(void)
 FIXTURE_SETUP(stale) {
 	self->data_fd = -1;
 	self->child = -1;
-	self->go[0] = self->go[1] = -1;
+	self->go[0] = -1;
+	self->go[1] = -1;
 	USER_EVENT_FIXTURE_SETUP(self->umount);
 	stale_cleanup();
 }
@@ -155,7 +158,7 @@ static void exit_child(int ready, int go, int *word)
 
 /* Create the event so that it can end the way @end says */
 static void event_begin(struct __test_metadata *_metadata,
-			FIXTURE_DATA(stale) *self, enum end end)
+			struct _test_data_stale *self, enum end end)
 {
 	int ready[2];
 	char c;
@@ -202,7 +205,7 @@ static void event_begin(struct __test_metadata *_metadata,
 }
 
 static void event_end(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(stale) *self, enum end end)
+		      struct _test_data_stale *self, enum end end)
 {
 	int fd;
 
@@ -316,8 +319,8 @@ static int open_live(struct __test_metadata *_metadata,
 }
 
 static void stale_file(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(stale) *self,
-		       const FIXTURE_VARIANT(stale) *variant, int which)
+		       struct _test_data_stale *self,
+		       const struct _fixture_variant_stale *variant, int which)
 {
 	const struct event_file *f = &files[which];
 	char path[512];
@@ -398,7 +401,8 @@ TEST_F(stale_opt, inject_and_hist_debug) {
 	}
 	if (!n) {
 		ASSERT_EQ(0, ue_dyn_write("-:" EVENT_CMD));
-		SKIP(return, "no inject or hist_debug files: CONFIG_TRACE_EVENT_INJECT and CONFIG_HIST_TRIGGERS_DEBUG are not set");
+		SKIP(return, "no inject or hist_debug files: %s",
+		     "CONFIG_TRACE_EVENT_INJECT and CONFIG_HIST_TRIGGERS_DEBUG are not set");
 	}
 
 	ASSERT_EQ(0, ue_dyn_write("-:" EVENT_CMD));

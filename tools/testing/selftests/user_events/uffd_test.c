@@ -132,10 +132,11 @@ static void uf_step_end(struct uf_steps *s, int k, int err)
 
 /* Run @expr as a timed step: its errno, 0 on success (>= 0) */
 #define UF_STEP(s, name, expr) ({					\
-	int __k = uf_step_begin(s, name);				\
+	struct uf_steps *__s = (s);					\
+	int __k = uf_step_begin(__s, name);				\
 	int __err = (expr) < 0 ? errno : 0;				\
 									\
-	uf_step_end(s, __k, __err);					\
+	uf_step_end(__s, __k, __err);					\
 	__err;								\
 })
 
@@ -620,12 +621,12 @@ FIXTURE_SETUP(uffd) {
 
 	uffd = uf_userfaultfd();
 	if (uffd < 0) {
-		const char *why = errno == ENOSYS ?
-			"no userfaultfd (CONFIG_USERFAULTFD)" :
-			"userfaultfd for kernel faults not allowed";
+		/* "Function not implemented": no CONFIG_USERFAULTFD */
+		int err = errno;
 
 		USER_EVENT_FIXTURE_TEARDOWN(self->umount);
-		SKIP(longjmp(_metadata->env, 1), "%s", why);
+		SKIP(longjmp(_metadata->env, 1),
+		     "no userfaultfd for kernel faults: %s", strerror(err));
 	}
 	close(uffd);
 
@@ -673,7 +674,7 @@ FIXTURE_TEARDOWN(uffd) {
 
 /* Start A; returns once its userfaultfd is here */
 static void uf_start_a(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(uffd) *self, int scenario)
+		       struct _test_data_uffd *self, int scenario)
 {
 	struct uf_a_args a = { .scenario = scenario, .sh = self->cs.sh };
 	int sv[2], pv[2];
@@ -723,7 +724,7 @@ static int uf_serve(int uffd, unsigned long addr)
 
 /* Ask A to wait (bounded) for its word to become @want: what it read */
 static int uf_a_word(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(uffd) *self, int want)
+		     struct _test_data_uffd *self, int want)
 {
 	char cmd = 'w', reply;
 	struct pollfd p = { .fd = self->sock, .events = POLLIN };
@@ -741,7 +742,7 @@ static int uf_a_word(struct __test_metadata *_metadata,
 
 /* A leaves on its own ('q') or is killed; either within UF_BOUND_MS */
 static void uf_end_a(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(uffd) *self, bool kill_it)
+		     struct _test_data_uffd *self, bool kill_it)
 {
 	int status;
 
@@ -797,7 +798,7 @@ static void uf_report(struct uf_case *cs, const char *what)
 
 /* A thread of A registers with its word on the never-served page */
 static void uf_registration_waits(struct __test_metadata *_metadata,
-				  FIXTURE_DATA(uffd) *self, bool kill_it)
+				  struct _test_data_uffd *self, bool kill_it)
 {
 	struct uf_case *cs = &self->cs;
 	struct pollfd p;
@@ -851,7 +852,7 @@ static void uf_registration_waits(struct __test_metadata *_metadata,
  * writer of the bit must not wait for A's monitor, nor even ask it
  */
 static void uf_writer_waits(struct __test_metadata *_metadata,
-			    FIXTURE_DATA(uffd) *self, bool kill_it)
+			    struct _test_data_uffd *self, bool kill_it)
 {
 	struct uf_case *cs = &self->cs;
 	struct uf_steps *s = &cs->sh->steps[cs->nr_ops++];

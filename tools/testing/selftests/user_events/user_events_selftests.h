@@ -592,11 +592,13 @@ static inline long ue_trace_size(void)
 
 /* Assert that a write() or writev() returned @expected; log errno if not. */
 #define ASSERT_WRITE(expected, call) do {				\
+	ssize_t __want = (expected);					\
 	ssize_t __ret = (call);						\
 									\
-	if (__ret != (ssize_t)(expected))				\
-		TH_LOG("%s: %zd (%s)", #call, __ret, strerror(errno));	\
-	ASSERT_EQ((ssize_t)(expected), __ret);				\
+	if (__ret != __want)						\
+		TH_LOG("%s: %zd, want %zd (%s)", #call, __ret, __want,	\
+		       strerror(errno));				\
+	ASSERT_EQ(__want, __ret);					\
 } while (0)
 
 static inline int ue_clear_trace(void)
