@@ -305,7 +305,7 @@ TEST_F(user, fork_dontfork_word_not_copied) {
 	int *word = advised_page(MADV_DONTFORK);
 	pid_t pid;
 
-	ASSERT_NE(NULL, word);
+	ASSERT_NE(0, (uintptr_t)word);
 	ASSERT_EQ(0, ue_reg(EVENT_CMD, word, 0, 4, 0));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(1, *word);
@@ -336,7 +336,7 @@ TEST_F(user, fork_wipeonfork_word_rewritten) {
 	int *word = advised_page(MADV_WIPEONFORK);
 	pid_t pid;
 
-	ASSERT_NE(NULL, word);
+	ASSERT_NE(0, (uintptr_t)word);
 	ASSERT_EQ(0, ue_reg(EVENT_CMD, word, 3, 4, 0));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(1 << 3, *word);

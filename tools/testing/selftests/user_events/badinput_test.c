@@ -909,7 +909,7 @@ TEST_F(write, result) {
 		break;
 	case PAYLOAD_TOO_BIG:
 		big = calloc(1, 64 * 1024);
-		ASSERT_NE(NULL, big);
+		ASSERT_NE(0, (uintptr_t)big);
 		io[1].iov_base = big;
 		io[1].iov_len = 64 * 1024;
 		break;
@@ -982,7 +982,7 @@ TEST_F(misc, status_mmap_enodev) {
 
 	ASSERT_NE(-1, fd);
 	map = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
-	ASSERT_EQ(MAP_FAILED, map);
+	ASSERT_EQ((uintptr_t)MAP_FAILED, (uintptr_t)map);
 	ASSERT_EQ(ENODEV, errno);
 	close(fd);
 	close(self->fd);

@@ -276,8 +276,8 @@ TEST_F_TIMEOUT(big, fork_with_60000_enablers, 530) {
 	pid_t pid;
 	char c;
 
-	ASSERT_NE(MAP_FAILED, r);
-	ASSERT_NE(MAP_FAILED, words);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)r);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)words);
 	start_active = ue_active_count();
 	ASSERT_LE(0, start_active);
 	/* Persistent: it stays when unreferenced, for the delete below */

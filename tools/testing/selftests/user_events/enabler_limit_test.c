@@ -105,7 +105,7 @@ FIXTURE_SETUP(limit) {
 	ue_del(EV_LIM);
 	ue_del(EV_LIM2);
 	self->words = el_words(SMALL / 32 + 4);
-	ASSERT_NE(NULL, self->words);
+	ASSERT_NE(0, (uintptr_t)self->words);
 	self->fd = open(DATA_FILE, O_RDWR);
 	ASSERT_LE(0, self->fd);
 }

@@ -403,7 +403,7 @@ static bool fi_errno_ok(const struct fi_op *op, long err)
 	const char *__was = NULL, *__now = NULL;			\
 	const char *__what = fi_snap_diff(a, b, &__was, &__now);	\
 									\
-	ASSERT_EQ(NULL, __what) {					\
+	ASSERT_EQ(0, (uintptr_t)__what) {				\
 		TH_LOG("%s, fail-nth %d: %s changed %s", c->op->name,	\
 		       c->n, __what, when);				\
 		TH_LOG("was:\n%s", __was ? __was : "(unreadable)");	\
@@ -1013,8 +1013,8 @@ static long status_run(struct fi_ctx *c)
 
 static void status_done(struct __test_metadata *_metadata, struct fi_ctx *c)
 {
-	ASSERT_NE(NULL, strstr(fi_status_buf, "\nActive: "));
-	ASSERT_NE(NULL, strstr(fi_status_buf, EV_FT));
+	ASSERT_NE(0, (uintptr_t)strstr(fi_status_buf, "\nActive: "));
+	ASSERT_NE(0, (uintptr_t)strstr(fi_status_buf, EV_FT));
 }
 
 static void fi_nothing_setup(struct __test_metadata *_metadata,
@@ -1174,7 +1174,7 @@ FIXTURE_SETUP(fi) {
 	ASSERT_LE(0, c->nth);
 	c->w = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, c->w);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)c->w);
 	c->hold_fd = open(DATA_FILE, O_RDWR);
 	ASSERT_LE(0, c->hold_fd);
 }
@@ -1474,7 +1474,7 @@ TEST_F_TIMEOUT(fi, fork_with_enablers, 600) {
 	pid_t worker, pid;
 	int status;
 
-	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)sh);
 	memset(c->w, 0, sysconf(_SC_PAGESIZE));
 	ASSERT_EQ(0, ue_dyn_write("u:" EV_FORK_CMD));
 	fi_snap_take(&base);
@@ -1625,7 +1625,7 @@ TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	bool fired;
 	ssize_t len;
 
-	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)sh);
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	ASSERT_LT(0, len);
 	exe[len] = '\0';

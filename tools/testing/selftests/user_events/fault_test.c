@@ -49,7 +49,7 @@ FIXTURE_SETUP(fault) {
 	self->page = sysconf(_SC_PAGESIZE);
 	self->map = mmap(NULL, self->page * 2, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->map);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)self->map);
 	self->data_fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, self->data_fd);
 }
@@ -244,7 +244,7 @@ TEST_F(fault, remapped_to_file) {
 
 	map = mmap(self->map, self->page, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_FIXED, self->memfd, 0);
-	ASSERT_EQ((void *)self->map, map);
+	ASSERT_EQ((uintptr_t)self->map, (uintptr_t)map);
 	/* Not faulted in yet: the kernel has to do it */
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_TRUE(ue_wait_int(word, 1 << 9, WAIT_MS));

@@ -73,7 +73,7 @@ FIXTURE_SETUP(fork) {
 	self->page = sysconf(_SC_PAGESIZE);
 	self->words = mmap(NULL, self->page, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->words);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)self->words);
 	self->data_fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, self->data_fd);
 }
@@ -195,7 +195,7 @@ static void fork_race(struct __test_metadata *_metadata,
 	rounds = mmap(NULL, NR_FORKS * sizeof(*rounds),
 		      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		      -1, 0);
-	ASSERT_NE(MAP_FAILED, rounds);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)rounds);
 	self->enable_fd = open(ue_event_file(path, sizeof(path), EVENT,
 					     "enable"), O_WRONLY);
 	ASSERT_NE(-1, self->enable_fd);

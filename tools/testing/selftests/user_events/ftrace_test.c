@@ -363,7 +363,7 @@ TEST_F(user, write_from_dontneed_page) {
 
 	page = mmap(NULL, page_size, PROT_READ,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, page);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)page);
 
 	ASSERT_WRITE(12, write_event(self->data_fd, index, page, 8));
 
@@ -523,7 +523,7 @@ TEST_F(user, print_fmt) {
 		EXPECT_EQ(0, ue_reg_fd(fd, cmd, &self->check, 31, 4, 0,
 				       NULL));
 		fmt = print_fmt(FORMAT_FILE);
-		EXPECT_NE(NULL, fmt);
+		EXPECT_NE(0, (uintptr_t)fmt);
 		if (fmt) {
 			if (strcmp(cases[i].fmt, fmt))
 				TH_LOG("%s", cmd);
@@ -541,7 +541,7 @@ TEST_F(user, print_fmt) {
 	{
 		char *fmt = print_fmt(FORMAT_FILE);
 
-		ASSERT_NE(NULL, fmt);
+		ASSERT_NE(0, (uintptr_t)fmt);
 		EXPECT_STREQ("\"a=%u b=%s c=%lld\", REC->a, REC->b, REC->c",
 			     fmt);
 		free(fmt);
@@ -554,7 +554,7 @@ TEST_F(user, print_fmt_no_fields) {
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT, &self->check, 31, 4, 0,
 			       NULL));
 	fmt = print_fmt(FORMAT_FILE);
-	ASSERT_NE(NULL, fmt);
+	ASSERT_NE(0, (uintptr_t)fmt);
 	EXPECT_STREQ("\"\"", fmt);
 	free(fmt);
 }
@@ -577,17 +577,17 @@ TEST_F(user, format_fields) {
 			       "__data_loc char[] str; struct foo blob 3",
 			       &self->check, 31, 4, 0, NULL));
 	format = ue_read_file(FORMAT_FILE);
-	ASSERT_NE(NULL, format);
+	ASSERT_NE(0, (uintptr_t)format);
 
 	/* The user fields follow the blank line after the common ones. */
 	user = strstr(format, "\n\n");
-	ASSERT_NE(NULL, user);
+	ASSERT_NE(0, (uintptr_t)user);
 	for (i = 0; i < ARRAY_SIZE(lines); i++) {
 		char *at = strstr(user, lines[i]);
 
 		if (!at)
 			TH_LOG("missing %s in:\n%s", lines[i], format);
-		EXPECT_NE(NULL, at);
+		EXPECT_NE(0, (uintptr_t)at);
 		if (at)
 			user = at;
 	}
@@ -723,7 +723,7 @@ TEST_F(user, write_largest_ftrace_record) {
 
 	/* The largest payload a ring buffer page holds is recorded whole */
 	payload = big_payload(l.ftrace, tail, sizeof(tail));
-	ASSERT_NE(NULL, payload);
+	ASSERT_NE(0, (uintptr_t)payload);
 	ASSERT_WRITE(4 + l.ftrace, write_event(self->data_fd, index, payload,
 					       l.ftrace));
 	free(payload);
@@ -735,7 +735,7 @@ TEST_F(user, write_largest_ftrace_record) {
 
 	/* One byte more cannot be recorded: an error, not a silent drop */
 	payload = big_payload(l.ftrace + 1, tail, sizeof(tail));
-	ASSERT_NE(NULL, payload);
+	ASSERT_NE(0, (uintptr_t)payload);
 	ASSERT_EQ(-1, write_event(self->data_fd, index, payload,
 				  l.ftrace + 1));
 	ASSERT_EQ(E2BIG, errno);
@@ -743,7 +743,7 @@ TEST_F(user, write_largest_ftrace_record) {
 	ASSERT_EQ(0, trace_count(tail));
 
 	payload = calloc(1, 64 * 1024);
-	ASSERT_NE(NULL, payload);
+	ASSERT_NE(0, (uintptr_t)payload);
 	ASSERT_EQ(-1, write_event(self->data_fd, index, payload, 64 * 1024));
 	ASSERT_EQ(E2BIG, errno);
 	free(payload);
@@ -769,7 +769,7 @@ TEST_F(user, trigger_fires_once_nonresident_payload) {
 
 	payload = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, payload);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)payload);
 	for (i = 0; i < 5; i++) {
 		/* Not resident: the copy without page faults fails first */
 		ASSERT_EQ(0, madvise(payload, page_size, MADV_DONTNEED));
@@ -906,11 +906,11 @@ TEST_F(user, status_sorted_format) {
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 
 	text = ue_read_file(STATUS_FILE);
-	ASSERT_NE(NULL, text);
+	ASSERT_NE(0, (uintptr_t)text);
 
 	for (line = text; *line && *line != '\n'; line = next) {
 		next = strchr(line, '\n');
-		ASSERT_NE(NULL, next);
+		ASSERT_NE(0, (uintptr_t)next);
 		*next++ = '\0';
 
 		snprintf(name, sizeof(name), "%s", line);
@@ -961,16 +961,16 @@ TEST_F(user, status_multi_format_line) {
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 a", &word, 0, 4,
 			       USER_EVENT_REG_MULTI_FORMAT, NULL));
 	text = ue_read_file(STATUS_FILE);
-	ASSERT_NE(NULL, text);
+	ASSERT_NE(0, (uintptr_t)text);
 
 	at = strstr(text, EVENT ".");
 	if (!at)
 		TH_LOG("no " EVENT ".<id> line in:\n%s", text);
-	ASSERT_NE(NULL, at);
+	ASSERT_NE(0, (uintptr_t)at);
 	ASSERT_TRUE(at == text || at[-1] == '\n');
 	at += strlen(EVENT ".");
 	end = strchr(at, '\n');
-	ASSERT_NE(NULL, end);
+	ASSERT_NE(0, (uintptr_t)end);
 	*end = '\0';
 	/* Lower-case hex, nothing else on the line (not traced) */
 	ASSERT_LT(0, (int)strlen(at));

@@ -821,7 +821,7 @@ FIXTURE_SETUP(fuzz) {
 	self->m.page = page;
 	self->m.area = mmap(NULL, page * 6, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->m.area);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)self->m.area);
 	memset(self->m.area, 0, page * 6);
 	self->m.words = self->m.area;
 	self->m.ro = self->m.area + page * 5;

@@ -135,7 +135,7 @@ TEST_F_TIMEOUT(life, max_under_concurrent_creation, 120) {
 
 	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, r);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)r);
 	memset(r, 0, sizeof(*r));
 	r->first_ok = -1;
 
@@ -394,9 +394,9 @@ TEST_F(life, unregister_close_register_other_fields) {
 
 		/* The new event, with its own fields */
 		format = ue_read_file(path);
-		ASSERT_NE(NULL, format);
-		EXPECT_NE(NULL, strstr(format, "field:u64 w;"));
-		EXPECT_EQ(NULL, strstr(format, "field:u32 v;"));
+		ASSERT_NE(0, (uintptr_t)format);
+		EXPECT_NE(0, (uintptr_t)strstr(format, "field:u64 w;"));
+		EXPECT_EQ(0, (uintptr_t)strstr(format, "field:u32 v;"));
 		free(format);
 		close(fd);
 		ASSERT_TRUE(ue_wait_auto_delete(path));

@@ -152,7 +152,7 @@ TEST_F(user, perf_write) {
 	ASSERT_WRITE(sizeof(data), write(self->data_fd, &data, sizeof(data)));
 
 	hdr = first_record(&ctx);
-	ASSERT_NE(NULL, hdr);
+	ASSERT_NE(0, (uintptr_t)hdr);
 	ASSERT_EQ(PERF_RECORD_SAMPLE, hdr->type);
 	/* Header, then the u32 raw size, then the record. */
 	raw = (char *)(hdr + 1) + sizeof(__u32);
@@ -180,7 +180,7 @@ TEST_F(user, perf_empty_event) {
 
 	ASSERT_WRITE(4, write(self->data_fd, &index, sizeof(index)));
 	hdr = first_record(&ctx);
-	ASSERT_NE(NULL, hdr);
+	ASSERT_NE(0, (uintptr_t)hdr);
 	ASSERT_EQ(PERF_RECORD_SAMPLE, hdr->type);
 
 	perf_detach(&ctx);
@@ -199,7 +199,7 @@ TEST_F(user, perf_status_used_by) {
 
 	ASSERT_EQ(0, perf_attach(&ctx, id));
 	status = ue_read_file(STATUS_FILE);
-	ASSERT_NE(NULL, status);
+	ASSERT_NE(0, (uintptr_t)status);
 	EXPECT_TRUE(strstr(status, "\n" EVENT " # Used by perf\n") ||
 		    !strncmp(status, EVENT " # Used by perf\n",
 			     strlen(EVENT " # Used by perf\n")));
@@ -208,8 +208,8 @@ TEST_F(user, perf_status_used_by) {
 	/* Both tracers, in the documented order. */
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	status = ue_read_file(STATUS_FILE);
-	ASSERT_NE(NULL, status);
-	EXPECT_NE(NULL, strstr(status, EVENT " # Used by ftrace perf\n"));
+	ASSERT_NE(0, (uintptr_t)status);
+	EXPECT_NE(0, (uintptr_t)strstr(status, EVENT " # Used by ftrace perf\n"));
 	free(status);
 
 	/* Still set while ftrace alone is attached. */
@@ -306,14 +306,14 @@ TEST_F(user, perf_write_largest_record) {
 
 	/* The largest raw sample perf takes, recorded whole */
 	buf = big_write(index, l.perf, tail, sizeof(tail));
-	ASSERT_NE(NULL, buf);
+	ASSERT_NE(0, (uintptr_t)buf);
 	ASSERT_WRITE(4 + l.perf, write(self->data_fd, buf, 4 + l.perf));
 	free(buf);
 	ASSERT_TRUE(sample_holds(_metadata, &ctx, l.perf, tail));
 
 	/* One byte more: reported, not dropped */
 	buf = big_write(index, l.perf + 1, tail, sizeof(tail));
-	ASSERT_NE(NULL, buf);
+	ASSERT_NE(0, (uintptr_t)buf);
 	ASSERT_EQ(-1, write(self->data_fd, buf, 4 + l.perf + 1));
 	ASSERT_EQ(E2BIG, errno);
 	free(buf);
@@ -341,7 +341,7 @@ TEST_F(user, ftrace_and_perf_largest_record) {
 	ASSERT_EQ(0, ue_clear_trace());
 
 	buf = big_write(index, l.both, tail, sizeof(tail));
-	ASSERT_NE(NULL, buf);
+	ASSERT_NE(0, (uintptr_t)buf);
 	ASSERT_WRITE(4 + l.both, write(self->data_fd, buf, 4 + l.both));
 	free(buf);
 	ASSERT_TRUE(sample_holds(_metadata, &ctx, l.both, tail));
@@ -350,7 +350,7 @@ TEST_F(user, ftrace_and_perf_largest_record) {
 
 	/* Fits one of them only: neither records it */
 	buf = big_write(index, l.both + 1, tail, sizeof(tail));
-	ASSERT_NE(NULL, buf);
+	ASSERT_NE(0, (uintptr_t)buf);
 	ASSERT_EQ(-1, write(self->data_fd, buf, 4 + l.both + 1));
 	ASSERT_EQ(E2BIG, errno);
 	free(buf);

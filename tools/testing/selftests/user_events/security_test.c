@@ -317,7 +317,7 @@ TEST_F(sec, kernel_addresses_rejected) {
 
 	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)m);
 	for (i = 0; i < ARRAY_SIZE(m->canary); i++)
 		m->canary[i] = 0x5a5a5a5a;
 
@@ -544,7 +544,7 @@ TEST_F(sec, no_kernel_addresses_shown) {
 	 */
 	gone = mmap(NULL, page, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, gone);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)gone);
 	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_FAULT " u32 a", gone, 3, 4, 0,
 			       NULL));
 	ASSERT_EQ(0, munmap(gone, page));
@@ -555,8 +555,8 @@ TEST_F(sec, no_kernel_addresses_shown) {
 	ue_unreg_fd(fd, gone, 3);
 
 	log = ue_read_file(TRACE_FILE);
-	ASSERT_NE(NULL, log);
-	ASSERT_NE(NULL, strstr(log, "s=secure r=relloc"));
+	ASSERT_NE(0, (uintptr_t)log);
+	ASSERT_NE(0, (uintptr_t)strstr(log, "s=secure r=relloc"));
 	free(log);
 	hits += scan_file(_metadata, TRACE_FILE);
 	hits += scan_file(_metadata, STATUS_FILE);
@@ -569,7 +569,7 @@ TEST_F(sec, no_kernel_addresses_shown) {
 	size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
 	ASSERT_LT(0, size);
 	log = calloc(1, size + 1);
-	ASSERT_NE(NULL, log);
+	ASSERT_NE(0, (uintptr_t)log);
 	len = klogctl(3, log, size);	/* SYSLOG_ACTION_READ_ALL */
 	ASSERT_LT(0, len);
 	log[len] = '\0';

@@ -324,7 +324,7 @@ TEST_F_TIMEOUT(stress, concurrent_lifetimes, 200)
 	counts = mmap(NULL, NR_COUNTS * sizeof(*counts),
 		      PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, counts);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)counts);
 
 	start = ue_now_ms();
 	deadline = start + seconds * 1000L;

@@ -633,7 +633,7 @@ FIXTURE_SETUP(uffd) {
 	uf_cleanup_events();
 	cs->sh = mmap(NULL, sizeof(*cs->sh), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, cs->sh);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)cs->sh);
 	cs->a_event = EV_A;
 	cs->start_active = ue_active_count();
 	ASSERT_LE(0, cs->start_active);
