@@ -3374,15 +3374,24 @@ static long user_events_reg_locked(struct user_event_file_info *info,
 		goto undo;
 	}
 
-	ret = user_event_enabler_create(reg, user, uem, fault_addr);
-	if (ret)
-		goto undo;
-
-	/* The enabler holds the lookup reference, the slot takes its own */
-	if (idx < 0) {
+	/*
+	 * The slot's reference is taken before the enabler is published:
+	 * once it is linked, another thread of the process can unregister
+	 * it and put the lookup reference that it took over.
+	 */
+	if (idx < 0)
 		user_event_get(user);
-		user_events_ref_add(info, user);
+
+	ret = user_event_enabler_create(reg, user, uem, fault_addr);
+	if (ret) {
+		/* Not the last: the lookup reference is still ours */
+		if (idx < 0)
+			user_event_put(user);
+		goto undo;
 	}
+
+	if (idx < 0)
+		user_events_ref_add(info, user);
 
 	return 0;
 undo:
