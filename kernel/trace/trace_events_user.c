@@ -2962,6 +2962,10 @@ static unsigned int user_event_probes(struct user_event *user,
 /* Faults in a payload that the probes could not read with faults off */
 static bool user_event_fault_in(const struct user_event_payload *data)
 {
+	/* An empty writev() payload has neither a buffer nor an iterator */
+	if (!data->len)
+		return true;
+
 	if (data->ubuf)
 		return !fault_in_readable(data->ubuf, data->len);
 
