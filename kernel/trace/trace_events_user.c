@@ -1673,10 +1673,23 @@ static void user_event_bit_location(unsigned long *addr, int *bit,
 }
 
 /*
+ * Whether a fault at @addr may wait for a process even with FOLL_NOWAIT:
+ * the page_mkwrite() and read-ahead of a file system such as FUSE wait
+ * for its server. Faults of anonymous and shmem memory do not.
+ */
+static bool user_event_fault_may_block(struct mm_struct *mm,
+				       unsigned long addr)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+
+	return vma && vma->vm_file && !vma_is_shmem(vma);
+}
+
+/*
  * Sets or clears a bit of a process; mmap_lock held. @gup_flags add
  * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (a
- * fault is fine as long as it does not wait for I/O, a userfaultfd or a
- * FUSE server).
+ * fault is fine as long as it does not wait for I/O or a userfaultfd; in
+ * a file mapping other than shmem, only a present, writable page).
  *
  * Return: 0, -EAGAIN when the page needs a fault that would wait (or any
  * fault, with FOLL_NOFAULT), or -EFAULT when it cannot be made writable.
@@ -1692,6 +1705,9 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
+
+	if ((gup_flags & FOLL_NOWAIT) && user_event_fault_may_block(mm, addr))
+		gup_flags = (gup_flags & ~FOLL_NOWAIT) | FOLL_NOFAULT;
 
 	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags,
 				    &page, NULL, NULL);
