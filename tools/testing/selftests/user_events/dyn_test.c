@@ -4,6 +4,7 @@
  * through the dynamic_events "u:" interface, which must agree.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <sys/wait.h>
 
 #include "user_events_selftests.h"
@@ -12,6 +13,7 @@
 #define EVENT_NF	"__dyn_event_nf"
 #define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
 #define ENABLE_NF	EVENTS_DIR "/" EVENT_NF "/enable"
+#define UPROBE_FILE	TRACEFS_DIR "/uprobe_events"
 
 FIXTURE(user) {
 	int check;
@@ -20,6 +22,9 @@ FIXTURE(user) {
 
 static void dyn_cleanup(void)
 {
+	if (ue_exists(UPROBE_FILE))
+		ue_write_str(UPROBE_FILE, "-:" USER_EVENTS_SYSTEM "/" EVENT,
+			     O_APPEND);
 	ue_cleanup_event(EVENT);
 	ue_cleanup_event(EVENT_NF);
 	ue_cleanup_event("enable");
@@ -555,6 +560,46 @@ TEST_F(user, dyn_create_needs_privilege) {
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+/*
+ * Another kind of dynamic event, a uprobe here, may take a name in the
+ * user_events system. A user event of that name then fails with EEXIST,
+ * through the ioctl and through "u:", and leaves nothing behind; a
+ * uprobe given the name of a user event fails the same way.
+ */
+TEST_F(user, name_taken_by_uprobe_eexist) {
+	char exe[PATH_MAX], probe[PATH_MAX + 64];
+	int active;
+	ssize_t n;
+
+	if (!ue_exists(UPROBE_FILE))
+		SKIP(return, "no uprobe_events: CONFIG_UPROBE_EVENTS is off");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	snprintf(probe, sizeof(probe), "p:%s/%s %s:0x0", USER_EVENTS_SYSTEM,
+		 EVENT, exe);
+	active = ue_active_count();
+
+	ASSERT_EQ(0, ue_write_str(UPROBE_FILE, probe, O_APPEND)) {
+		TH_LOG("%s: %s", probe, strerror(errno));
+	}
+	EXPECT_EQ(-1, ue_reg(EVENT " u32 a", &self->check, 31, 4, 0));
+	EXPECT_EQ(EEXIST, errno);
+	EXPECT_EQ(EEXIST, ue_dyn_write("u:" EVENT " u32 a"));
+	EXPECT_EQ(0, self->check);
+	EXPECT_EQ(active, ue_active_count());
+	ASSERT_EQ(0, ue_write_str(UPROBE_FILE, "-:" USER_EVENTS_SYSTEM "/"
+				  EVENT, O_APPEND));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+
+	/* The other way round */
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a"));
+	EXPECT_EQ(-1, ue_write_str(UPROBE_FILE, probe, O_APPEND));
+	EXPECT_EQ(EEXIST, errno);
+	EXPECT_EQ(0, ue_dyn_write("-:" EVENT " u32 a"));
+	EXPECT_FALSE(ue_exists(ENABLE_FILE));
 }
 
 TEST_HARNESS_MAIN

@@ -18,6 +18,7 @@
 #define EVENT_CMD	EVENT " " FIELDS
 #define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
 #define FORMAT_FILE	EVENTS_DIR "/" EVENT "/format"
+#define TRACING_ON	TRACEFS_DIR "/tracing_on"
 
 /* Extra names: EVENT "_b" and those of the status tests */
 #define NR_STATUS	30
@@ -36,7 +37,9 @@ static void ftrace_cleanup(void)
 	int i;
 
 	ue_write_str(EVENTS_DIR "/" EVENT "/trigger", "", O_TRUNC);
+	ue_write_str(TRACING_ON, "1", 0);
 	ue_enable(EVENT, 0);
+	ue_enable(EVENT "_b", 0);
 	ue_cleanup_event(EVENT);
 	ue_cleanup_event(EVENT "_b");
 	for (i = 0; i < NR_STATUS; i++) {
@@ -350,6 +353,42 @@ TEST_F(user, write_empty_event) {
 	before = ue_trace_size();
 	ASSERT_WRITE(4, write_event(self->data_fd, index, NULL, 0));
 	ASSERT_LT(before, ue_trace_size());
+}
+
+/*
+ * A write that no tracer records (tracing_on is 0) still returns its
+ * length, with a payload or without one, through write() and writev().
+ */
+TEST_F(user, write_not_recorded_tracing_off) {
+	__u32 payload[2] = { 1, 2 };
+	int index = -1, empty = -1;
+	__u32 buf[3];
+	long before;
+
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT, &self->check, 31, 4, 0,
+			       &empty));
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT "_b " FIELDS,
+			       &self->check, 30, 4, 0, &index));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_enable(EVENT "_b", 1));
+	ASSERT_EQ(0, ue_clear_trace());
+	before = ue_trace_size();
+	ASSERT_LT(0, before);
+	ASSERT_EQ(0, ue_write_str(TRACING_ON, "0", 0));
+
+	EXPECT_EQ(4, write_event(self->data_fd, empty, NULL, 0));
+	EXPECT_EQ(4, write(self->data_fd, &empty, sizeof(empty)));
+	EXPECT_EQ(12, write_event(self->data_fd, index, payload,
+				  sizeof(payload)));
+	buf[0] = index;
+	memcpy(&buf[1], payload, sizeof(payload));
+	EXPECT_EQ(12, write(self->data_fd, buf, sizeof(buf)));
+	/* An unreadable payload is still refused */
+	EXPECT_EQ(-1, write_event(self->data_fd, index, (void *)8, 8));
+	EXPECT_EQ(EFAULT, errno);
+
+	ASSERT_EQ(0, ue_write_str(TRACING_ON, "1", 0));
+	EXPECT_EQ(before, ue_trace_size());
 }
 
 TEST_F(user, write_from_dontneed_page) {

@@ -17,6 +17,7 @@
  *   a retry.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 
@@ -424,6 +425,79 @@ TEST_F(life, exit_drops_references_at_once) {
 		}
 		ASSERT_FALSE(ue_event_exists(PREFIX "_now"));
 	}
+}
+
+/*
+ * Threads of a process unregister an address and bit while another
+ * thread registers new events at it, each on a new fd. An unregister
+ * that comes right after the registration published its enabler takes
+ * the event's enabler reference away; the fd's slot must still hold a
+ * reference of its own: the event exists until the fd is closed, and a
+ * write through the slot gives EBADF (nothing traces it).
+ */
+#define RACE_ROUNDS	2000
+#define RACE_THREADS	2
+
+struct unreg_race {
+	atomic_int stop;
+	atomic_long unregs;
+	int word;
+};
+
+static void *unreg_loop(void *arg)
+{
+	struct unreg_race *r = arg;
+	int fd = open(DATA_FILE, O_RDWR);
+
+	if (fd < 0)
+		return NULL;
+	while (!atomic_load(&r->stop))
+		if (!ue_unreg_fd(fd, &r->word, 0))
+			atomic_fetch_add(&r->unregs, 1);
+	close(fd);
+
+	return NULL;
+}
+
+TEST_F_TIMEOUT(life, register_racing_unregister, 300) {
+	struct unreg_race r = { 0 };
+	pthread_t threads[RACE_THREADS];
+	int i, fd, index, taken = 0;
+	__u32 buf[2];
+	char cmd[64];
+
+	for (i = 0; i < RACE_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL, unreg_loop, &r));
+
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		snprintf(cmd, sizeof(cmd), PREFIX "_race%d u32 v", i);
+		fd = open(DATA_FILE, O_RDWR);
+		ASSERT_NE(-1, fd);
+		/* The last round's enabler is gone, whoever removed it */
+		ASSERT_EQ(0, ue_reg_fd(fd, cmd, &r.word, 0, 4, 0, &index)) {
+			TH_LOG("round %d: %s", i, strerror(errno));
+		}
+		if (ue_unreg_fd(fd, &r.word, 0)) {
+			/* A thread was first: the slot keeps the event */
+			EXPECT_EQ(ENOENT, errno);
+			taken++;
+			*strchr(cmd, ' ') = '\0';
+			EXPECT_TRUE(ue_event_exists(cmd));
+			buf[0] = index;
+			buf[1] = i;
+			EXPECT_EQ(-1, write(fd, buf, sizeof(buf)));
+			EXPECT_EQ(EBADF, errno);
+		}
+		close(fd);
+	}
+
+	atomic_store(&r.stop, 1);
+	for (i = 0; i < RACE_THREADS; i++)
+		pthread_join(threads[i], NULL);
+	TH_LOG("%d of %d registrations lost their enabler to another thread, %ld unregisters",
+	       taken, RACE_ROUNDS, atomic_load(&r.unregs));
+	/* The unreferenced events go: Active is back to its start */
+	EXPECT_TRUE(ue_wait_active(self->start_active, WAIT_MS));
 }
 
 TEST_HARNESS_MAIN
