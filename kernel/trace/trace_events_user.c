@@ -1673,23 +1673,26 @@ static void user_event_bit_location(unsigned long *addr, int *bit,
 }
 
 /*
- * Whether a fault at @addr may wait for a process even with FOLL_NOWAIT:
- * the page_mkwrite() and read-ahead of a file system such as FUSE wait
- * for its server. Faults of anonymous and shmem memory do not.
+ * Whether a write fault at @addr may wait for a process even with
+ * FOLL_NOWAIT: in a shared mapping of a file, the file system's
+ * page_mkwrite() may, FUSE's until its server has written the page back.
+ * A private mapping breaks copy-on-write without the file system, and
+ * shmem has no page_mkwrite().
  */
 static bool user_event_fault_may_block(struct mm_struct *mm,
 				       unsigned long addr)
 {
 	struct vm_area_struct *vma = vma_lookup(mm, addr);
 
-	return vma && vma->vm_file && !vma_is_shmem(vma);
+	return vma && vma->vm_file && (vma->vm_flags & VM_SHARED) &&
+	       !vma_is_shmem(vma);
 }
 
 /*
  * Sets or clears a bit of a process; mmap_lock held. @gup_flags add
  * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (a
  * fault is fine as long as it does not wait for I/O or a userfaultfd; in
- * a file mapping other than shmem, only a present, writable page).
+ * a shared file mapping other than shmem, only a present, writable page).
  *
  * Return: 0, -EAGAIN when the page needs a fault that would wait (or any
  * fault, with FOLL_NOFAULT), or -EFAULT when it cannot be made writable.
