@@ -134,6 +134,82 @@ TEST_F(fault, cow_after_fork) {
 	close(back[1]);
 }
 
+/*
+ * An initialised global variable, the usual home of an enable word: it
+ * lives in the program's private mapping of its own file (.data).
+ */
+static int data_word = 1 << 20;
+
+/* Whether @addr is in a private mapping of a file, from /proc/self/maps */
+static bool in_private_file_mapping(const void *addr)
+{
+	unsigned long start, end, a = (unsigned long)addr;
+	char line[512], perms[8], path[256];
+	bool found = false;
+	FILE *maps;
+
+	maps = fopen("/proc/self/maps", "r");
+	if (!maps)
+		return false;
+	while (!found && fgets(line, sizeof(line), maps)) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &start, &end,
+			   perms, path) < 3)
+			continue;
+		found = a >= start && a < end && perms[3] == 'p' &&
+			path[0] == '/';
+	}
+	fclose(maps);
+
+	return found;
+}
+
+/*
+ * The same in .data: after fork the page is shared copy-on-write in a
+ * file mapping, and the worker breaks the copy-on-write for each process
+ */
+TEST_F(fault, cow_after_fork_data_word) {
+	int *word = &data_word;
+	int sync[2], back[2];
+	char c = 0;
+	pid_t pid;
+
+	if (!in_private_file_mapping(word))
+		SKIP(return, "the linker did not put data_word in a file mapping");
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 3, 4,
+			       0, NULL));
+	ASSERT_EQ(1 << 20, *word);
+	ASSERT_EQ(0, pipe(sync));
+	ASSERT_EQ(0, pipe(back));
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		if (!ue_wait_int(word, 1 << 20 | 1 << 3, WAIT_MS))
+			_exit(1);
+		if (write(back[1], &c, 1) != 1)
+			_exit(2);
+		if (read(sync[0], &c, 1) != 1)
+			_exit(3);
+		if (!ue_wait_int(word, 1 << 20, WAIT_MS))
+			_exit(4);
+		_exit(0);
+	}
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(word, 1 << 20 | 1 << 3, WAIT_MS));
+	ASSERT_EQ(1, read(back[0], &c, 1));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(1 << 20, *word);
+	ASSERT_EQ(1, write(sync[1], &c, 1));
+	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 3));
+	close(sync[0]);
+	close(sync[1]);
+	close(back[0]);
+	close(back[1]);
+}
+
 /* Registering on a read-only page fails as a whole (D1) */
 TEST_F(fault, register_read_only) {
 	int before = ue_active_count();
