@@ -13,7 +13,9 @@ unmodified file; any run of white space in an anchor matches any run of
 white space in the file, so indentation does not matter) by its "with"
 text, in which MUTANT stands for
 "(ue_mutant == N)": N is the mutant's position in MUTANTS, from 1, and
-ue_mutant the kernel parameter that selects it at boot (0: none).  An
+ue_mutant the kernel parameter that selects it at boot (0: none);
+MUTANT[name] stands for the same test of the mutant of that name, for a
+condition that several mutants need at one place.  An
 anchor that is missing or not unique is an error: the source changed and
 the mutant must be rebased on it.
 """
@@ -99,6 +101,17 @@ def insert_after_includes(text, what):
     return "\n".join(lines[:end]) + "\n" + what + "\n".join(lines[end:])
 
 
+# MUTANT[name] in a "with" text: true while the mutant of that name runs
+MUTANT_OF = re.compile(r"MUTANT\[([a-z0-9-]+)\]")
+
+
+def mutant_of(muts, m, name):
+    n = next((o["n"] for o in muts if o["name"] == name), None)
+    if n is None:
+        fail("mutant %d %s: MUTANT[%s]: no such mutant" % (m["n"], m["name"], name))
+    return "(ue_mutant == %d)" % n
+
+
 def mutate(muts, src):
     files = [HOME] + sorted({p[0] for m in muts for p in m["pairs"]} - {HOME})
     out = {}
@@ -123,6 +136,7 @@ def mutate(muts, src):
                 if len(found) != 1:
                     fail("mutant %d %s: its anchor overlaps another mutant's in %s" %
                          (m["n"], m["name"], f))
+                repl = MUTANT_OF.sub(lambda r: mutant_of(muts, m, r.group(1)), repl)
                 repl = repl.replace("MUTANT", "(ue_mutant == %d)" % m["n"])
                 text = text[:found[0].start()] + repl.strip() + text[found[0].end():]
         out[f] = insert_after_includes(text, DEFINE if f == HOME else DECLARE)
