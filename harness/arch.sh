@@ -31,7 +31,7 @@ set -uo pipefail
 
 ALL_ARCHES="arm64 arm64-64k s390x i386"
 # What "make test" runs without ARCH=: see README.md for the timings
-DEFAULT_ARCHES="x86_64"
+DEFAULT_ARCHES="x86_64 arm64"
 CONFIGS=$UE_REPO/harness/configs
 
 export CCACHE_DIR=${UE_CCACHE_DIR:-$HOME/.cache/ue-ccache}
