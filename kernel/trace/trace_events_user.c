@@ -64,6 +64,7 @@
 #include <linux/refcount.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/sysctl.h>
@@ -1673,26 +1674,49 @@ static void user_event_bit_location(unsigned long *addr, int *bit,
 }
 
 /*
- * Whether a write fault at @addr may wait for a process even with
- * FOLL_NOWAIT: in a shared mapping of a file, the file system's
- * page_mkwrite() may, FUSE's until its server has written the page back.
- * A private mapping breaks copy-on-write without the file system, and
- * shmem has no page_mkwrite().
+ * The flags with which the bit worker may write @addr without waiting
+ * for a process. A file system such as FUSE may wait for its server in
+ * ->fault() (read-ahead, a synchronous read) and in ->page_mkwrite().
+ * Anonymous memory, shmem (SysV shm too) and hugetlbfs never call into
+ * such a file system. In a shared mapping of another file, any fault
+ * may; in a private one, only a fault of a page that is not mapped at
+ * all: breaking copy-on-write of a mapped page copies it without the
+ * file system. FOLL_NOFAULT then: the page must be present and writable.
+ *
+ * Return: @gup_flags, FOLL_NOFAULT instead of FOLL_NOWAIT, or 0 when
+ * the address can never be written (the caller gives it up).
  */
-static bool user_event_fault_may_block(struct mm_struct *mm,
-				       unsigned long addr)
+static unsigned int user_event_worker_gup_flags(struct mm_struct *mm,
+						unsigned long addr,
+						unsigned int gup_flags)
 {
 	struct vm_area_struct *vma = vma_lookup(mm, addr);
 
-	return vma && vma->vm_file && (vma->vm_flags & VM_SHARED) &&
-	       !vma_is_shmem(vma);
+	if (!vma || !(vma->vm_flags & VM_WRITE) ||
+	    (vma->vm_flags & (VM_IO | VM_PFNMAP)))
+		return 0;
+
+	if (!vma->vm_file || is_vm_hugetlb_page(vma) ||
+	    shmem_mapping(vma->vm_file->f_mapping))
+		return gup_flags;
+
+	/*
+	 * A private mapping whose page is still mapped: the write fault
+	 * only breaks copy-on-write. The page may be unmapped right after
+	 * this look; that narrow race lets a fault reach the file system.
+	 */
+	if (!(vma->vm_flags & VM_SHARED) &&
+	    !IS_ERR_OR_NULL(follow_page(vma, addr, 0)))
+		return gup_flags;
+
+	return (gup_flags & ~FOLL_NOWAIT) | FOLL_NOFAULT;
 }
 
 /*
  * Sets or clears a bit of a process; mmap_lock held. @gup_flags add
  * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (a
- * fault is fine as long as it does not wait for I/O or a userfaultfd; in
- * a shared file mapping other than shmem, only a present, writable page).
+ * fault is fine as long as it does not wait for I/O, a userfaultfd or a
+ * file system's server: see user_event_worker_gup_flags()).
  *
  * Return: 0, -EAGAIN when the page needs a fault that would wait (or any
  * fault, with FOLL_NOFAULT), or -EFAULT when it cannot be made writable.
@@ -1709,8 +1733,11 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
 
-	if ((gup_flags & FOLL_NOWAIT) && user_event_fault_may_block(mm, addr))
-		gup_flags = (gup_flags & ~FOLL_NOWAIT) | FOLL_NOFAULT;
+	if (gup_flags & FOLL_NOWAIT) {
+		gup_flags = user_event_worker_gup_flags(mm, addr, gup_flags);
+		if (!gup_flags)
+			return -EFAULT;
+	}
 
 	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags,
 				    &page, NULL, NULL);
