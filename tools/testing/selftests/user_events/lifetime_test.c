@@ -435,7 +435,7 @@ TEST_F(life, exit_drops_references_at_once) {
  * reference of its own: the event exists until the fd is closed, and a
  * write through the slot gives EBADF (nothing traces it).
  */
-#define RACE_ROUNDS	2000
+#define RACE_ROUNDS	500
 #define RACE_THREADS	2
 
 struct unreg_race {
@@ -456,7 +456,7 @@ static void *unreg_loop(void *arg)
 	return NULL;
 }
 
-TEST_F_TIMEOUT(life, register_racing_unregister, 300) {
+TEST_F_TIMEOUT(life, register_racing_unregister, 120) {
 	struct unreg_race r = { 0 };
 	pthread_t threads[RACE_THREADS];
 	int i, fd, index, taken = 0;
