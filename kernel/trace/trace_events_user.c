@@ -1675,7 +1675,8 @@ static void user_event_bit_location(unsigned long *addr, int *bit,
 
 /*
  * The flags with which the bit worker may write @addr without waiting
- * for a process. A file system such as FUSE may wait for its server in
+ * for a process; mmap_lock held. The word does not cross a page, so any
+ * of its bytes finds its mapping. A file system such as FUSE may wait for its server in
  * ->fault() (read-ahead, a synchronous read) and in ->page_mkwrite().
  * Anonymous memory, shmem (SysV shm too) and hugetlbfs never call into
  * such a file system. In a shared mapping of another file, any fault
@@ -1715,8 +1716,7 @@ static unsigned int user_event_worker_gup_flags(struct mm_struct *mm,
 /*
  * Sets or clears a bit of a process; mmap_lock held. @gup_flags add
  * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (a
- * fault is fine as long as it does not wait for I/O, a userfaultfd or a
- * file system's server: see user_event_worker_gup_flags()).
+ * fault is fine as long as it does not wait for I/O or a userfaultfd).
  *
  * Return: 0, -EAGAIN when the page needs a fault that would wait (or any
  * fault, with FOLL_NOFAULT), or -EFAULT when it cannot be made writable.
@@ -1732,12 +1732,6 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
-
-	if (gup_flags & FOLL_NOWAIT) {
-		gup_flags = user_event_worker_gup_flags(mm, addr, gup_flags);
-		if (!gup_flags)
-			return -EFAULT;
-	}
 
 	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags,
 				    &page, NULL, NULL);
@@ -1811,6 +1805,7 @@ static unsigned long user_event_mm_write_dirty(struct user_event_mm *uem)
 	struct mm_struct *mm = uem->mm;
 	unsigned long delay = 0;
 	bool waiting = false;
+	unsigned int flags;
 	int ret;
 
 	lockdep_assert_held(&uem->lock);
@@ -1824,7 +1819,10 @@ static unsigned long user_event_mm_write_dirty(struct user_event_mm *uem)
 					ENABLE_BITOPS(enabler)))
 			continue;
 
-		ret = user_event_enabler_write(uem, enabler, FOLL_NOWAIT);
+		flags = user_event_worker_gup_flags(mm, enabler->addr,
+						    FOLL_NOWAIT);
+		ret = flags ? user_event_enabler_write(uem, enabler, flags) :
+			      -EFAULT;
 		if (ret == -EAGAIN) {
 			user_event_enabler_mark(enabler);
 			waiting = true;
@@ -3008,10 +3006,6 @@ static unsigned int user_event_probes(struct user_event *user,
 /* Faults in a payload that the probes could not read with faults off */
 static bool user_event_fault_in(const struct user_event_payload *data)
 {
-	/* An empty writev() payload has neither a buffer nor an iterator */
-	if (!data->len)
-		return true;
-
 	if (data->ubuf)
 		return !fault_in_readable(data->ubuf, data->len);
 
@@ -3091,7 +3085,7 @@ static ssize_t user_events_write_iter(struct kiocb *kp, struct iov_iter *i)
 		if (seg.iov_len == data.len)
 			data.ubuf = seg.iov_base;
 	}
-	if (data.len && !data.ubuf)
+	if (!data.ubuf)
 		data.iter = i;
 
 	return user_events_write_core(kp->ki_filp, idx, &data);
