@@ -1039,10 +1039,16 @@ static void user_event_get_revive(struct user_event *user)
  */
 static void user_event_put(struct user_event *user)
 {
-	if (!refcount_dec_and_lock(&user->refcnt, &user_event_pending_lock))
+	if (refcount_dec_not_one(&user->refcnt))
 		return;
 
-	refcount_set(&user->refcnt, 1);
+	/* The last one, unless user_event_get_revive() comes first */
+	spin_lock(&user_event_pending_lock);
+	if (refcount_dec_not_one(&user->refcnt)) {
+		spin_unlock(&user_event_pending_lock);
+		return;
+	}
+
 	if (!WARN_ONCE(user_event_is_persist(user),
 		       "user_events: persistent event %s unreferenced\n",
 		       user->tp.name))
