@@ -8,6 +8,8 @@
 #                            ccache for the per-patch builds of "make series",
 #                            cross compilers and QEMUs for harness/arch.sh and
 #                            clang, sparse, coccinelle for "make check"
+#                            (and ocaml-nox: coccicheck's scripts in OCaml need
+#                            ocamlopt, which coccinelle only recommends)
 set -euo pipefail
 
 # gcc-12-multilib, not the gcc-multilib metapackage: that one conflicts
@@ -23,7 +25,7 @@ for extra in "$@"; do
 	cross) PKGS+=(ccache gcc-aarch64-linux-gnu gcc-s390x-linux-gnu gcc-i686-linux-gnu
 		      libc6-dev-arm64-cross libc6-dev-s390x-cross libc6-dev-i386-cross
 		      qemu-system-arm qemu-system-misc) ;;
-	check) PKGS+=(ccache clang lld llvm sparse coccinelle) ;;
+	check) PKGS+=(ccache clang lld llvm sparse coccinelle ocaml-nox) ;;
 	*) echo "[harness] deps.sh: unknown group '$extra'" >&2; exit 2 ;;
 	esac
 done
