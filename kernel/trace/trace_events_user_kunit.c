@@ -529,40 +529,46 @@ static struct kunit_suite user_events_name_suite = {
 struct user_print_case {
 	const char	*what;
 	const char	*args;
-	const u8	*payload;
+	const void	*payload;
 	u32		len;
 	const char	*line;
 };
 
-static const u8 user_print_numbers[] = {
-	5, 0, 0, 0,			/* u32 a = 5 */
-	0xfd, 0xff,			/* s16 b = -3 */
-	'h', 'e', 'l', 'l', 'o', 0, 0, 0,	/* char[8] s */
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* s64 c = -1 */
+/* Records in the writer's byte order, as user space writes them */
+static const struct {
+	u32	a;
+	s16	b;
+	char	s[8];
+	s64	c;
+} __packed user_print_numbers = { 5, -3, "hello", -1 };
+
+/* A location word: the data's length in the high 16 bits */
+#define USER_KUNIT_LOC(off, len)	((u32)(len) << 16 | (off))
+
+static const struct {
+	u32	d;	/* __data_loc: offset from the record's start */
+	u32	r;	/* __rel_loc: offset from the end of its word */
+	char	data[9];
+} __packed user_print_strings = {
+	USER_KUNIT_LOC(sizeof(struct trace_entry) + 8, 6),
+	USER_KUNIT_LOC(6, 3), "world\0hi",
 };
 
-static const u8 user_print_strings[] = {
-	16, 0, 6, 0,			/* __data_loc d: record offset 16, 6 */
-	6, 0, 3, 0,			/* __rel_loc r: 6 after its word, 3 */
-	'w', 'o', 'r', 'l', 'd', 0,
-	'h', 'i', 0,
-};
-
-static const u8 user_print_struct[] = {
-	0x01, 0x2a, 0xff,		/* struct x blob 3 */
-	7, 0, 0, 0, 0, 0, 0, 0,		/* u64 n = 7 */
-};
+static const struct {
+	u8	blob[3];
+	u64	n;
+} __packed user_print_struct = { { 0x01, 0x2a, 0xff }, 7 };
 
 static const struct user_print_case user_print_cases[] = {
 	{ "numbers and char[N]", "u32 a; s16 b; char[8] s; s64 c",
-	  user_print_numbers, sizeof(user_print_numbers),
+	  &user_print_numbers, sizeof(user_print_numbers),
 	  "kunit_event: a=5 b=-3 s=hello c=-1\n" },
 	{ "__data_loc and __rel_loc strings",
 	  "__data_loc char[] d; __rel_loc char[] r",
-	  user_print_strings, sizeof(user_print_strings),
+	  &user_print_strings, sizeof(user_print_strings),
 	  "kunit_event: d=world r=hi\n" },
 	{ "struct as hex", "struct x blob 3; u64 n",
-	  user_print_struct, sizeof(user_print_struct),
+	  &user_print_struct, sizeof(user_print_struct),
 	  "kunit_event: blob=012aff n=7\n" },
 };
 
