@@ -13,7 +13,6 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "user_events_selftests.h"
@@ -123,20 +122,6 @@ TEST_F(user, bit_sizes_4) {
 	ASSERT_EQ(0, ue_unreg(&self->check, 31));
 }
 
-/*
- * Whether the kernel's long has 64 bits, whatever this process's has: a
- * 32-bit process on a 64-bit kernel sees the kernel's machine name.
- */
-static bool kernel_is_64bit(void)
-{
-	struct utsname uts;
-
-	if (uname(&uts))
-		return false;
-
-	return strstr(uts.machine, "64") || !strcmp(uts.machine, "s390x");
-}
-
 /* An 8-byte enable word, 8-byte aligned: i386 aligns a __u64 to 4 only */
 static __u64 *word64(void)
 {
@@ -149,7 +134,7 @@ TEST_F(user, bit_sizes_8) {
 	__u64 *word = word64();
 
 	*word = 0;
-	if (!kernel_is_64bit()) {
+	if (!ue_kernel_is_64bit()) {
 		/* A 32-bit kernel sets and clears bits of a 32-bit long */
 		ASSERT_EQ(-1, ue_reg(EVENT_CMD, word, 0, 8, 0));
 		ASSERT_EQ(EINVAL, errno);

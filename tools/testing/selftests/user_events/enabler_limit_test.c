@@ -162,7 +162,7 @@ TEST_F(limit, enospc_beyond_the_limit) {
 
 	/* A new event: ENOSPC, no event, no write index */
 	ASSERT_EQ(-1, ue_reg_fd(self->fd, EV_LIM2_CMD,
-				&self->words[SMALL / 32 + 2], 0, 8, 0, NULL));
+				&self->words[SMALL / 32 + 2], 0, 4, 0, NULL));
 	ASSERT_EQ(ENOSPC, errno);
 	ASSERT_EQ(active, ue_active_count());
 	index = 1;

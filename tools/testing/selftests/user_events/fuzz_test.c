@@ -1052,7 +1052,28 @@ static bool fuzz_reg(struct __test_metadata *_metadata,
 	/* The command string */
 	switch (rn(10)) {
 	case 0:
-		at = (char *)(unsigned long)gen_addr(self, 1);
+		/*
+		 * Where no command can be: nothing, the kernel, a hole, the
+		 * zeros of the read-only page. Not the enable words, whose
+		 * set bits can spell a valid name.
+		 */
+		switch (rn(5)) {
+		case 0:
+			at = NULL;
+			break;
+		case 1:
+			at = (char *)(unsigned long)KERNEL_ADDR + rn(4096);
+			break;
+		case 2:
+			at = self->m.hole + rn(512);
+			break;
+		case 3:
+			at = (char *)(unsigned long)(~0ULL - rn(64));
+			break;
+		default:
+			at = self->m.ro + rn(512);
+			break;
+		}
 		break;
 	case 1:
 		/* No NUL before the hole */

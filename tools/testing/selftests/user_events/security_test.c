@@ -200,7 +200,8 @@ static int try_bad_enable_addrs(void *arg)
 {
 	struct probe_mem *m = arg;
 	struct user_reg reg;
-	unsigned int i, size;
+	/* A 32-bit kernel refuses an 8-byte word before its address */
+	unsigned int i, size, max_size = ue_kernel_is_64bit() ? 8 : 4;
 	int fd, idx = -1;
 
 	fd = open(DATA_FILE, O_RDWR);
@@ -208,7 +209,7 @@ static int try_bad_enable_addrs(void *arg)
 	CHILD_CHECK(!ue_reg_fd(fd, EVENT_CMD, &m->word, 0, 4, 0, &idx));
 
 	for (i = 0; i < ARRAY_SIZE(bad_addrs); i++) {
-		for (size = 4; size <= 8; size += 4) {
+		for (size = 4; size <= max_size; size += 4) {
 			/* An existing event and a new one: both EFAULT */
 			errno = 0;
 			CHILD_CHECK(ue_reg_fd(fd, EVENT_CMD,

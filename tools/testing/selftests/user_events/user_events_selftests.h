@@ -27,6 +27,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
@@ -47,6 +48,21 @@
  * *reason says why and *fail tells a failure from a skip. *mounted is set
  * when tracefs was mounted here and must be unmounted in teardown.
  */
+/*
+ * Whether the kernel's long has 64 bits, whatever this process's has: a
+ * 32-bit process on a 64-bit kernel sees the kernel's machine name. Only
+ * a 64-bit kernel takes 8-byte enable words.
+ */
+static inline bool ue_kernel_is_64bit(void)
+{
+	struct utsname uts;
+
+	if (uname(&uts))
+		return false;
+
+	return strstr(uts.machine, "64") || !strcmp(uts.machine, "s390x");
+}
+
 static inline bool ue_tracefs_ready(const char **reason, bool *fail,
 				    bool *mounted)
 {
