@@ -1272,9 +1272,11 @@ struct user_event_payload;
 static void user_event_ftrace(struct user_event *user,
 			      const struct user_event_payload *data,
 			      void *tpdata, unsigned int *outcome);
+#ifdef CONFIG_PERF_EVENTS
 static void user_event_perf(struct user_event *user,
 			    const struct user_event_payload *data,
 			    void *tpdata, unsigned int *outcome);
+#endif
 
 /* A tracer attached or detached: follow it with the bits and references */
 static void user_event_tracer_changed(struct user_event *user, bool attached)
@@ -2912,13 +2914,13 @@ discard:
 	__trace_event_discard_commit(event_buffer.buffer, event_buffer.event);
 }
 
+#ifdef CONFIG_PERF_EVENTS
 /* The size perf submits for a record of @size bytes */
 static size_t user_event_perf_size(size_t size)
 {
 	return ALIGN(size + sizeof(u32), sizeof(u64)) - sizeof(u32);
 }
 
-#ifdef CONFIG_PERF_EVENTS
 static void user_event_perf(struct user_event *user,
 			    const struct user_event_payload *data,
 			    void *tpdata, unsigned int *outcome)
