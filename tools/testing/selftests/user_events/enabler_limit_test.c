@@ -172,7 +172,7 @@ TEST_F(limit, enospc_beyond_the_limit) {
 	/* Room again after one unregister */
 	ASSERT_EQ(0, ue_unreg_fd(self->fd, &self->words[0], 0));
 	ASSERT_EQ(0, ue_reg_fd(self->fd, EV_LIM2_CMD,
-			       &self->words[SMALL / 32 + 2], 0, 8, 0, &index));
+			       &self->words[SMALL / 32 + 2], 0, 4, 0, &index));
 	ASSERT_EQ(1, index);
 	ASSERT_EQ(-1, ue_reg_fd(self->fd, EV_LIM_CMD, &self->words[0], 0, 4, 0,
 				NULL));
