@@ -616,17 +616,21 @@ TEST_F(user, flag_invalid_rejected) {
 	}
 }
 
-/* Directory of the multi-format event whose format names @field. */
+/*
+ * Directory of the multi-format event whose format names @field: false
+ * unless exactly one has it, so that a format registered again and given
+ * a second event instead of the first one's is caught.
+ */
 static bool multi_dir_of(const char *field, char *dir, size_t len)
 {
-	bool found = false;
+	unsigned int found = 0;
 	glob_t g;
 	size_t i;
 
 	if (glob(MULTI_DIR "/" EVENT ".*", 0, NULL, &g) != 0)
 		return false;
 
-	for (i = 0; i < g.gl_pathc && !found; i++) {
+	for (i = 0; i < g.gl_pathc; i++) {
 		char path[512];
 		char *format;
 
@@ -634,13 +638,13 @@ static bool multi_dir_of(const char *field, char *dir, size_t len)
 		format = ue_read_file(path);
 		if (format && strstr(format, field)) {
 			snprintf(dir, len, "%s", g.gl_pathv[i]);
-			found = true;
+			found++;
 		}
 		free(format);
 	}
 	globfree(&g);
 
-	return found;
+	return found == 1;
 }
 
 /* The multi-format directory name is EVENT.<lowercase hex id>. */
