@@ -1270,6 +1270,9 @@ TEST_F_TIMEOUT(fi, write_ftrace_attached, 300) {
 TEST_F_TIMEOUT(fi, write_perf_attached, 300) {
 	struct fi_ctx *c = &self->c;
 
+	if (!ue_have_perf())
+		SKIP(return, "%s", UE_NO_PERF);
+
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_WRITE_CMD, &c->w[W_PWRITE], 0,
 			       4, 0, &c->index));
 	c->perf_fd = ue_perf_open(ue_event_id(EV_WRITE));
@@ -1305,6 +1308,9 @@ TEST_F_TIMEOUT(fi, ftrace_enable_disable, 300) {
 
 TEST_F_TIMEOUT(fi, perf_enable, 300) {
 	struct fi_ctx *c = &self->c;
+
+	if (!ue_have_perf())
+		SKIP(return, "%s", UE_NO_PERF);
 
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_PERF_CMD, &c->w[W_PERF], 0, 4, 0,
 			       NULL));

@@ -464,6 +464,12 @@ TEST_F(synth, all_files) {
 	ASSERT_EQ(0, ue_dyn_write("s:" SYNTH " " SYNTH_FIELDS));
 	ASSERT_TRUE(ue_exists(SYNTH_DIR));
 	for (i = 0; i <= F_HIST; i++) {
+		/* An event directory has an "id" file only for perf */
+		if (i == F_ID && !ue_have_perf()) {
+			TH_LOG("no id file to hold: %s", UE_NO_PERF);
+			fds[i] = -1;
+			continue;
+		}
 		fds[i] = open_live(_metadata, &files[i], SYNTH_DIR);
 		ASSERT_LE(0, fds[i]);
 	}
@@ -493,6 +499,8 @@ TEST_F(synth, all_files) {
 			i == F_FILTER ? "lat == 1" : files[i].write,
 		};
 
+		if (fds[i] < 0)
+			continue;
 		check_stale(_metadata, fds[i], &f, SYNTH_DIR);
 		ASSERT_EQ(0, close(fds[i]));
 	}

@@ -390,8 +390,12 @@ static void uf_run_all(struct __test_metadata *_metadata, struct uf_case *cs)
 	uf_run(_metadata, cs, op_ftrace_user);
 	if (cs->kernel_enable)
 		uf_run(_metadata, cs, op_ftrace_kernel);
-	uf_run(_metadata, cs, op_perf_user);
-	uf_run(_metadata, cs, op_perf_a);
+	if (ue_have_perf()) {
+		uf_run(_metadata, cs, op_perf_user);
+		uf_run(_metadata, cs, op_perf_a);
+	} else {
+		TH_LOG("no perf steps: %s", UE_NO_PERF);
+	}
 	/* Leaves A's event enabled, as it was */
 	uf_run(_metadata, cs, op_toggle_a);
 }

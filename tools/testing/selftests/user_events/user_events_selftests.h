@@ -398,6 +398,18 @@ static inline int ue_write_max(int max)
 	return ue_write_str(MAX_FILE, buf, 0);
 }
 
+/*
+ * Whether this kernel has perf events: with CONFIG_PERF_EVENTS, a NULL
+ * attr is EFAULT; without it, the system call is not implemented.
+ */
+static inline bool ue_have_perf(void)
+{
+	return syscall(__NR_perf_event_open, NULL, 0, -1, -1, 0) == -1 &&
+	       errno == EFAULT;
+}
+
+#define UE_NO_PERF "no perf_event_open(): a kernel without CONFIG_PERF_EVENTS"
+
 /* perf on trace event @id of this process, any CPU: a raw sample per hit */
 static inline int ue_perf_open(int id)
 {
