@@ -441,6 +441,54 @@ TEST_F(user, clone_vm_shares_registrations) {
 	ASSERT_EQ(0, ue_unreg(&self->other, 0));
 }
 
+/*
+ * Run as "abi_test --exit", this program ends before its tests start:
+ * the target of the exec below.
+ */
+static void __attribute__((constructor)) exec_target(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--exit"))
+		_exit(0);
+}
+
+/*
+ * A vfork child runs in its parent's memory: what it registers there
+ * before it execs is the parent's, and its exec, which gives the child a
+ * memory of its own, must not take the parent's enablers along.
+ */
+TEST_F(user, vfork_exec_keeps_parent_registrations) {
+	char *const argv[] = { "abi_test", "--exit", NULL };
+	char *const envp[] = { NULL };
+	struct user_reg reg = {0};
+	int fd;
+	pid_t pid;
+
+	fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, fd);
+	reg.size = sizeof(reg);
+	reg.name_args = (__u64)(unsigned long)EVENT_CMD;
+	reg.enable_size = 4;
+	reg.enable_addr = (__u64)(unsigned long)&self->check;
+
+	pid = vfork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		if (ioctl(fd, DIAG_IOCSREG, &reg))
+			_exit(1);
+		execve("/proc/self/exe", argv, envp);
+		_exit(2);
+	}
+	ASSERT_EQ(0, ue_wait_child(pid));
+	close(fd);
+	ASSERT_EQ(0, self->check);
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1, self->check);
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, self->check);
+	ASSERT_EQ(0, ue_unreg(&self->check, 0));
+}
+
 /* A thread that runs a step whenever the main thread asks for one. */
 struct worker {
 	pthread_t thread;

@@ -20,6 +20,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 
 #include "user_events_selftests.h"
 
@@ -50,6 +52,8 @@ static void life_cleanup(void)
 	ue_cleanup_event(PREFIX "_p");
 	ue_cleanup_event(PREFIX "_dyn");
 	ue_cleanup_event(PREFIX "_now");
+	ue_cleanup_event(PREFIX "_orphan");
+	ue_cleanup_event(PREFIX "_passed");
 }
 
 FIXTURE_SETUP(life) {
@@ -232,6 +236,10 @@ TEST_F(life, auto_delete_bounded) {
 	long t0;
 
 	for (how = 0; how < NR_LAST; how++) {
+		if (how == LAST_PERF && !ue_have_perf()) {
+			TH_LOG("%s not tried: %s", last_names[how], UE_NO_PERF);
+			continue;
+		}
 		snprintf(name, sizeof(name), PREFIX "_ad%d", how);
 		snprintf(cmd, sizeof(cmd), "%s u32 v", name);
 		ue_event_file(enable, sizeof(enable), name, "enable");
@@ -424,6 +432,188 @@ TEST_F(life, exit_drops_references_at_once) {
 			TH_LOG("round %d: DIAG_IOCSDEL: %s", i, strerror(errno));
 		}
 		ASSERT_FALSE(ue_event_exists(PREFIX "_now"));
+	}
+}
+
+/*
+ * A fork child outlives the parent that registered: its copies of the
+ * enablers and the fd it inherited keep the event, enabling reaches its
+ * word at once (its copy of the page is its own and resident), and its
+ * exit drops the last references at once.
+ */
+TEST_F(life, fork_child_outlives_parent) {
+	int to_child[2], from_child[2], v;
+	pid_t mid, child;
+	char c = 0;
+
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+
+	mid = fork();
+	ASSERT_NE(-1, mid);
+	if (mid == 0) {
+		static int word;
+		int fd = open(DATA_FILE, O_RDWR);
+
+		if (ue_reg_fd(fd, PREFIX "_orphan u32 v", &word, 0, 4,
+			      USER_EVENT_REG_PERSIST, NULL))
+			_exit(1);
+		child = fork();
+		if (child == 0) {
+			close(to_child[1]);
+			close(from_child[0]);
+			/* A private copy of the page, before anything is set */
+			__atomic_store_n(&word, 0, __ATOMIC_SEQ_CST);
+			child = getpid();
+			if (write(from_child[1], &child, sizeof(child)) !=
+			    sizeof(child))
+				_exit(2);
+			while (read(to_child[0], &c, 1) == 1) {
+				v = ue_load(&word);
+				if (write(from_child[1], &v, sizeof(v)) != sizeof(v))
+					_exit(3);
+			}
+			_exit(0);
+		}
+		_exit(child > 0 ? 0 : 4);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ASSERT_EQ(0, ue_wait_child(mid));
+	ASSERT_EQ(sizeof(child), read(from_child[0], &child, sizeof(child)));
+
+	/* The registering process is gone; its child holds the event */
+	ASSERT_EQ(-1, ue_del(PREFIX "_orphan"));
+	ASSERT_EQ(EBUSY, errno);
+
+	ASSERT_EQ(0, ue_enable(PREFIX "_orphan", 1));
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ(sizeof(v), read(from_child[0], &v, sizeof(v)));
+	ASSERT_EQ(1, v);
+	ASSERT_EQ(0, ue_enable(PREFIX "_orphan", 0));
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ(sizeof(v), read(from_child[0], &v, sizeof(v)));
+	ASSERT_EQ(0, v);
+
+	/* Its exit (at the end of its input) drops the rest */
+	close(to_child[1]);
+	ASSERT_EQ(0, ue_wait_child(child));
+	close(from_child[0]);
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 0));
+	ASSERT_EQ(0, ue_del(PREFIX "_orphan")) {
+		TH_LOG("DIAG_IOCSDEL after the last exit: %s", strerror(errno));
+	}
+	ASSERT_FALSE(ue_event_exists(PREFIX "_orphan"));
+}
+
+/* Receive one fd and an int over the UNIX socket @sock, or -1 */
+static int recv_fd(int sock, int *value)
+{
+	char control[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec io = { value, sizeof(*value) };
+	struct msghdr msg = {0};
+	struct cmsghdr *cmsg;
+	int fd;
+
+	msg.msg_iov = &io;
+	msg.msg_iovlen = 1;
+	msg.msg_control = control;
+	msg.msg_controllen = sizeof(control);
+	if (recvmsg(sock, &msg, 0) != sizeof(*value))
+		return -1;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(fd));
+
+	return fd;
+}
+
+static int send_fd(int sock, int fd, int value)
+{
+	char control[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec io = { &value, sizeof(value) };
+	struct msghdr msg = {0};
+	struct cmsghdr *cmsg;
+
+	msg.msg_iov = &io;
+	msg.msg_iovlen = 1;
+	msg.msg_control = control;
+	msg.msg_controllen = sizeof(control);
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(fd));
+
+	return sendmsg(sock, &msg, 0) == sizeof(value) ? 0 : -1;
+}
+
+static int count_in_trace(const char *what)
+{
+	char *text = ue_read_file(TRACE_FILE), *at;
+	int n = 0;
+
+	if (!text)
+		return -1;
+	for (at = text; (at = strstr(at, what)); at++)
+		n++;
+	free(text);
+
+	return n;
+}
+
+/*
+ * Write slots belong to the open file: a file passed to another process
+ * (SCM_RIGHTS) keeps its slots after its sender exits, a dup() shares
+ * them, and the event lives while any of them is open.
+ */
+TEST_F(life, passed_fd_keeps_slots) {
+	struct {
+		int idx;
+		__u32 v;
+	} rec = { 0, 0x5eed };
+	int sock[2], fd, dup_fd, idx;
+	pid_t pid;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sock));
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		static int word;
+
+		close(sock[0]);
+		fd = open(DATA_FILE, O_RDWR);
+		if (ue_reg_fd(fd, PREFIX "_passed u32 v", &word, 0, 4,
+			      USER_EVENT_REG_PERSIST, &idx))
+			_exit(1);
+		_exit(send_fd(sock[1], fd, idx) ? 2 : 0);
+	}
+	close(sock[1]);
+	fd = recv_fd(sock[0], &idx);
+	close(sock[0]);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_wait_child(pid));
+
+	ASSERT_EQ(-1, ue_del(PREFIX "_passed"));
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, ue_clear_trace());
+	ASSERT_EQ(0, ue_enable(PREFIX "_passed", 1));
+	rec.idx = idx;
+	ASSERT_EQ(sizeof(rec), write(fd, &rec, sizeof(rec)));
+	dup_fd = dup(fd);
+	ASSERT_LE(0, dup_fd);
+	close(fd);
+	ASSERT_EQ(sizeof(rec), write(dup_fd, &rec, sizeof(rec)));
+	ASSERT_EQ(0, ue_enable(PREFIX "_passed", 0));
+	ASSERT_EQ(2, count_in_trace(PREFIX "_passed: v=24301"));
+
+	ASSERT_EQ(-1, ue_del(PREFIX "_passed"));
+	ASSERT_EQ(EBUSY, errno);
+	close(dup_fd);
+	ASSERT_EQ(0, ue_del(PREFIX "_passed")) {
+		TH_LOG("DIAG_IOCSDEL after the last close: %s", strerror(errno));
 	}
 }
 
