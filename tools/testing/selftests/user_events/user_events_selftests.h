@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -50,14 +51,22 @@
  */
 /*
  * Whether the kernel's long has 64 bits, whatever this process's has: a
- * 32-bit process on a 64-bit kernel sees the kernel's machine name. Only
- * a 64-bit kernel takes 8-byte enable words.
+ * 32-bit process on a 64-bit kernel sees the kernel's machine name, unless
+ * it runs with the linux32 personality, which is dropped for the question.
+ * Only a 64-bit kernel takes 8-byte enable words.
  */
 static inline bool ue_kernel_is_64bit(void)
 {
+	int old = personality(0xffffffff);
 	struct utsname uts;
+	int ret;
 
-	if (uname(&uts))
+	if (old != -1 && (old & PER_MASK) != PER_LINUX)
+		personality((old & ~PER_MASK) | PER_LINUX);
+	ret = uname(&uts);
+	if (old != -1 && (old & PER_MASK) != PER_LINUX)
+		personality(old);
+	if (ret)
 		return false;
 
 	return strstr(uts.machine, "64") || !strcmp(uts.machine, "s390x");
