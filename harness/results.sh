@@ -108,6 +108,19 @@ if [ -f "$list" ]; then
 	done < "$list"
 fi
 
+# KUnit: every suite of trace_events_user_kunit.c must have left results
+# (a kernel built without them, or a suite that was not run, fails here)
+if [ -f "$res/done" ]; then
+	suites=$(sed -n 's/^[[:space:]]*\.name = "\(user_events_[a-z_]*\)",$/\1/p' \
+		"$UE_REPO/kernel/trace/trace_events_user_kunit.c")
+	[ -n "$suites" ] ||
+		count "" "not ok - no KUnit suite named in trace_events_user_kunit.c"
+	for suite in $suites; do
+		[ -f "$res/kunit/$suite.ktap" ] ||
+			count "" "not ok - kunit:$suite did not run"
+	done
+fi
+
 # KUnit: the cases of each suite (the suite line only when it has none)
 for k in "$res"/kunit/*.ktap; do
 	[ -f "$k" ] || continue
