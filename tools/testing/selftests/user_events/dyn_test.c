@@ -13,6 +13,8 @@
 #define EVENT_NF	"__dyn_event_nf"
 #define ENABLE_FILE	EVENTS_DIR "/" EVENT "/enable"
 #define ENABLE_NF	EVENTS_DIR "/" EVENT_NF "/enable"
+#define TRIGGER_NF	EVENTS_DIR "/" EVENT_NF "/trigger"
+#define ENABLE_NF	EVENTS_DIR "/" EVENT_NF "/enable"
 #define UPROBE_FILE	TRACEFS_DIR "/uprobe_events"
 
 FIXTURE(user) {
@@ -25,6 +27,9 @@ static void dyn_cleanup(void)
 	if (ue_exists(UPROBE_FILE))
 		ue_write_str(UPROBE_FILE, "-:" USER_EVENTS_SYSTEM "/" EVENT,
 			     O_APPEND);
+	if (ue_exists(TRIGGER_NF))
+		ue_write_str(TRIGGER_NF, "!enable_event:" USER_EVENTS_SYSTEM
+			     ":" EVENT, 0);
 	ue_cleanup_event(EVENT);
 	ue_cleanup_event(EVENT_NF);
 	ue_cleanup_event("enable");
@@ -378,6 +383,70 @@ TEST_F(user, dyn_delete_busy) {
 	close(fd);
 	ASSERT_EQ(0, ue_dyn_write("-:" EVENT " u32 a"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
+/*
+ * Truncating dynamic_events deletes every dynamic event, or none: while
+ * one user event is busy, the open fails with EBUSY and both live on.
+ */
+TEST_F(user, dyn_truncate_busy) {
+	int fd, dyn;
+
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT_NF));
+	fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, fd);
+	ASSERT_EQ(0, ue_reg_fd(fd, EVENT " u32 a", &self->check, 31, 4, 0,
+			       NULL));
+	ASSERT_EQ(0, ue_unreg_fd(fd, &self->check, 31));
+
+	dyn = open(DYN_FILE, O_WRONLY | O_TRUNC);
+	if (dyn >= 0)
+		close(dyn);
+	ASSERT_EQ(-1, dyn);
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+	ASSERT_TRUE(ue_exists(ENABLE_NF));
+
+	close(fd);
+	dyn = open(DYN_FILE, O_WRONLY | O_TRUNC);
+	ASSERT_NE(-1, dyn) {
+		TH_LOG("truncating open after the close: %s", strerror(errno));
+	}
+	close(dyn);
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+	ASSERT_FALSE(ue_exists(ENABLE_NF));
+}
+
+/*
+ * An enable_event trigger of another event holds the event it enables:
+ * neither DIAG_IOCSDEL nor "-:" may remove it while the trigger exists
+ * (the trigger would point at a freed event), and both work at once
+ * when it is gone.
+ */
+TEST_F(user, trigger_of_other_event_holds_it) {
+	const char *trigger = "enable_event:" USER_EVENTS_SYSTEM ":" EVENT;
+	char undo[128];
+
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a"));
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT_NF));
+	ASSERT_EQ(0, ue_write_str(TRIGGER_NF, trigger, 0)) {
+		TH_LOG("%s > %s: %s", trigger, TRIGGER_NF, strerror(errno));
+	}
+
+	ASSERT_EQ(-1, ue_del(EVENT));
+	ASSERT_EQ(EBUSY, errno);
+	ASSERT_EQ(EBUSY, ue_dyn_write("-:" EVENT " u32 a"));
+	ASSERT_TRUE(ue_exists(ENABLE_FILE));
+
+	snprintf(undo, sizeof(undo), "!%s", trigger);
+	ASSERT_EQ(0, ue_write_str(TRIGGER_NF, undo, 0));
+	ASSERT_EQ(0, ue_del(EVENT)) {
+		TH_LOG("DIAG_IOCSDEL after the trigger went: %s",
+		       strerror(errno));
+	}
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+	ASSERT_EQ(0, ue_dyn_write("-:" EVENT_NF));
 }
 
 TEST_F(user, dyn_create_rejects_bad_commands) {
