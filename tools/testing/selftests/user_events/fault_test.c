@@ -409,31 +409,6 @@ TEST_F(fault, write_payload_unmapped) {
 	self->map = MAP_FAILED;
 }
 
-/* "Fault for mm" lines in the kernel log */
-static int fault_lines(void)
-{
-	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
-	char *log, *at;
-	int len, n = 0;
-
-	if (size <= 0)
-		return -1;
-	log = calloc(1, size + 1);
-	if (!log)
-		return -1;
-	len = klogctl(3, log, size);		/* SYSLOG_ACTION_READ_ALL */
-	if (len < 0) {
-		free(log);
-		return -1;
-	}
-	log[len] = '\0';
-	for (at = log; (at = strstr(at, "user_events: Fault for mm")); at++)
-		n++;
-	free(log);
-
-	return n;
-}
-
 /*
  * A page the kernel can never make writable: every tracer change makes
  * each enabler's fault-in fail. The kernel gives up on each (the words
@@ -455,7 +430,7 @@ TEST_F(fault, fault_warning_rate_limited) {
 	 * this program must not have used up the current interval.
 	 */
 	ue_sleep_ms(5100);
-	before = fault_lines();
+	before = ue_fault_lines();
 	ASSERT_LE(0, before);
 
 	for (i = 0; i < 4; i++) {
@@ -467,10 +442,10 @@ TEST_F(fault, fault_warning_rate_limited) {
 	 * within WAIT_MS, and half a second more lets the others fail and log.
 	 */
 	t0 = ue_now_ms();
-	while (fault_lines() == before && ue_now_ms() - t0 < WAIT_MS)
+	while (ue_fault_lines() == before && ue_now_ms() - t0 < WAIT_MS)
 		ue_sleep_ms(10);
 	ue_sleep_ms(500);
-	after = fault_lines();
+	after = ue_fault_lines();
 	TH_LOG("%d \"Fault for mm\" lines for 64 enablers and 8 changes",
 	       after - before);
 	ASSERT_LE(1, after - before);

@@ -485,25 +485,6 @@ static char *lines_with(char *text, const char *word)
 	return text;
 }
 
-/* The kernel log's lines of failed enable bit updates */
-static int fault_lines(void)
-{
-	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
-	char *log = size > 0 ? calloc(1, size + 1) : NULL;
-	char *at;
-	int n = 0;
-
-	if (!log)
-		return -1;
-	if (klogctl(3, log, size) > 0) {	/* SYSLOG_ACTION_READ_ALL */
-		for (at = log; (at = strstr(at, "user_events: Fault for mm")); at++)
-			n++;
-	}
-	free(log);
-
-	return n;
-}
-
 static int scan_file(struct __test_metadata *_metadata, const char *path)
 {
 	char *text = ue_read_file(path);
@@ -595,13 +576,13 @@ TEST_F(sec, no_kernel_addresses_shown) {
 	ASSERT_EQ(0, munmap(gone, page));
 	/* The warning's rate limit allows 10 lines in 5 s: a new interval */
 	ue_sleep_ms(5100);
-	before = fault_lines();
+	before = ue_fault_lines();
 	ASSERT_EQ(0, ue_enable(EVENT_FAULT, 1));
 	/* The fault worker fails and logs asynchronously: bounded */
 	t0 = ue_now_ms();
-	while (fault_lines() == before && ue_now_ms() - t0 < UE_FAULT_MS)
+	while (ue_fault_lines() == before && ue_now_ms() - t0 < UE_FAULT_MS)
 		ue_sleep_ms(10);
-	EXPECT_LT(before, fault_lines());
+	EXPECT_LT(before, ue_fault_lines());
 	ASSERT_EQ(0, ue_enable(EVENT_FAULT, 0));
 	ue_unreg_fd(fd, gone, 3);
 

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/stat.h>
@@ -432,6 +433,31 @@ static inline int ue_perf_open(int id)
 	pe.wakeup_events = 1;
 
 	return syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+}
+
+/* "Fault for mm" lines in the kernel log */
+static inline int ue_fault_lines(void)
+{
+	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *log, *at;
+	int len, n = 0;
+
+	if (size <= 0)
+		return -1;
+	log = calloc(1, size + 1);
+	if (!log)
+		return -1;
+	len = klogctl(3, log, size);		/* SYSLOG_ACTION_READ_ALL */
+	if (len < 0) {
+		free(log);
+		return -1;
+	}
+	log[len] = '\0';
+	for (at = log; (at = strstr(at, "user_events: Fault for mm")); at++)
+		n++;
+	free(log);
+
+	return n;
 }
 
 /* The "Active: N" count of user_events_status, or -1. */
