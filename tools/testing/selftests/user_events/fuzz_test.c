@@ -100,8 +100,8 @@ static const char *pick(const char * const *list, size_t size)
 
 struct fuzz_stats {
 	unsigned long cmd, cmd_ok, cmd_exact, dyn, dyn_ok, dyn_exact, reg,
-		      reg_ok, unreg, write, write_ok, write_exact, write_perf,
-		      stale;
+		      reg_ok, reg_exact, unreg, write, write_ok, write_exact,
+		      write_perf, stale;
 	/* Time spent per kind of input, in ms */
 	long t_cmd, t_cmd_ok, t_dyn, t_reg, t_unreg, t_write, t_batch;
 };
@@ -1036,6 +1036,42 @@ static __u64 gen_addr(struct _test_data_fuzz *self, int size)
 	}
 }
 
+/*
+ * Whether the kernel accepts @reg as a struct, so that only its command
+ * decides the answer: a size it takes, with zeros after the 28 bytes it
+ * knows, known flags, an enable word of a size this kernel supports,
+ * aligned, with the bit inside it, in the words page (mapped, written, and
+ * nothing of this process is registered there but what fuzz_cmd() and
+ * fuzz_reg() unregister at once).
+ */
+static bool reg_struct_valid(struct _test_data_fuzz *self,
+			     const struct user_reg *reg)
+{
+	static int kernel64 = -1;
+	unsigned long addr = (unsigned long)reg->enable_addr;
+	unsigned long words = (unsigned long)self->m.words;
+	const char *p = (const char *)reg;
+	unsigned int i;
+
+	if (kernel64 < 0)
+		kernel64 = ue_kernel_is_64bit();
+	if (reg->size < 28 || reg->size > self->m.page)
+		return false;
+	for (i = 28; i < reg->size; i++)
+		if (p[i])
+			return false;
+	if (reg->flags & ~(USER_EVENT_REG_MAX - 1))
+		return false;
+	if (reg->enable_size != 4 && !(reg->enable_size == 8 && kernel64))
+		return false;
+	if (reg->enable_addr != addr || addr % reg->enable_size ||
+	    reg->enable_bit >= reg->enable_size * 8)
+		return false;
+
+	return addr >= words &&
+	       addr - words <= self->m.page - reg->enable_size;
+}
+
 /* Random user_reg: sizes, flags, bits, addresses, strings */
 static bool fuzz_reg(struct __test_metadata *_metadata,
 		     struct _test_data_fuzz *self, struct fuzz_stats *st)
@@ -1050,7 +1086,7 @@ static bool fuzz_reg(struct __test_metadata *_metadata,
 	struct user_reg *reg;
 	unsigned int size;
 	int ret, err, place;
-	bool multi = false, persist = false;
+	bool multi = false, persist = false, exact;
 	char *at;
 
 	/* The command string */
@@ -1135,7 +1171,9 @@ static bool fuzz_reg(struct __test_metadata *_metadata,
 	}
 	if (at == cmd)
 		v = cmd_verdict(cmd, multi, false, name, canon);
+	exact = at == cmd && place > 1 && reg_struct_valid(self, reg);
 	st->reg++;
+	st->reg_exact += exact && v != V_UNKNOWN;
 
 	ret = ioctl(self->fd, DIAG_IOCSREG, reg);
 	err = errno;
@@ -1160,6 +1198,13 @@ static bool fuzz_reg(struct __test_metadata *_metadata,
 			goto fail;
 		}
 		return true;
+	}
+	if (exact) {
+		if (verdict_ok(v, ret, err))
+			return true;
+		TH_LOG("DIAG_IOCSREG of a valid struct: %s, expected %s",
+		       strerror(err), verdict_names[v]);
+		goto fail;
 	}
 	if (errno_ok(reg_errs, err))
 		return true;
@@ -1457,8 +1502,8 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, FUZZ_HANG_SECONDS)
 	TH_LOG("cmd %lu (ok %lu, exact %lu), dyn %lu (ok %lu, exact %lu)",
 	       st.cmd, st.cmd_ok, st.cmd_exact, st.dyn, st.dyn_ok,
 	       st.dyn_exact);
-	TH_LOG("reg %lu (ok %lu), unreg %lu, stale files checked %lu",
-	       st.reg, st.reg_ok, st.unreg, st.stale);
+	TH_LOG("reg %lu (ok %lu, exact %lu), unreg %lu, stale files checked %lu",
+	       st.reg, st.reg_ok, st.reg_exact, st.unreg, st.stale);
 	TH_LOG("write %lu (ok %lu, exact %lu, perf attached %lu)", st.write,
 	       st.write_ok, st.write_exact, st.write_perf);
 	TH_LOG("ms in: cmd fail %ld, cmd ok %ld, dyn %ld, reg %ld, unreg %ld",
@@ -1468,6 +1513,7 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, FUZZ_HANG_SECONDS)
 	       st.t_batch / 1000);
 	ASSERT_TRUE(ok);
 	ASSERT_LT(0, st.stale);
+	ASSERT_LT(0, st.reg_exact);
 
 	perf_off(self);
 	ASSERT_EQ(0, ue_enable(WEVENT, 0));
