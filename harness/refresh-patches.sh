@@ -4,7 +4,10 @@
 # repo, so that the next assembly keeps them.
 #
 #   - a file that a patch of patches/ changes: the patch is written again,
-#     "diff -u" of the pristine file and the edited one (a/ b/ labels);
+#     "diff -u" of the pristine file and the edited one (a/ b/ labels); a
+#     file that several patches change (in the order of patches/series)
+#     gives its edits to the last of them, written as the diff of the file
+#     after the earlier ones to the edited file;
 #   - a file of the overlay: copied back to the repo.
 #
 # Only files that differ from what the last assembly wrote there
@@ -44,35 +47,50 @@ done
 rows=$(series_rows) || exit 1
 n=0 bad=0
 tmp=$B/tmp/refresh
-# Patches whose files were edited
+# The last patch of each file: a file that several patches change (one
+# commit each) takes its edits into the last of them
+declare -A last=()
+while IFS=$'\t' read -r kind _ p _; do
+	[ "$kind" = patch ] && [ -f "$UE_REPO/patches/$p" ] || continue
+	while IFS= read -r f; do last[$f]=$p; done < <(patch_files "$UE_REPO/patches/$p")
+done <<< "$rows"
+# $tmp/acc: pristine 6.1 with the patches applied so far, in table order;
+# $tmp/old: a patch's files before it, $tmp/new: what it must give
+rm -rf "$tmp" && mkdir -p "$tmp/acc"
 while IFS=$'\t' read -r kind _ p _; do
 	[ "$kind" = patch ] && [ -f "$UE_REPO/patches/$p" ] || continue
 	mapfile -t files < <(patch_files "$UE_REPO/patches/$p")
-	hit=
+	rm -rf "$tmp/old" "$tmp/new" && mkdir -p "$tmp/old" "$tmp/new"
 	for f in "${files[@]}"; do
-		[[ " ${edited[*]} " == *" $f "* ]] && hit=1
+		mkdir -p "$tmp/acc/$(dirname "$f")" "$tmp/old/$(dirname "$f")" "$tmp/new/$(dirname "$f")"
+		[ -f "$tmp/acc/$f" ] || [ ! -f "$PRISTINE/$f" ] || cp "$PRISTINE/$f" "$tmp/acc/$f"
+		[ ! -f "$tmp/acc/$f" ] || cp "$tmp/acc/$f" "$tmp/old/$f"
+	done
+	if ! patch -s -p1 -d "$tmp/acc" --fuzz=0 --batch -i "$UE_REPO/patches/$p" >/dev/null 2>&1; then
+		die "patches/$p does not apply on the patches before it: assemble first"
+	fi
+	hit= ok=1
+	for f in "${files[@]}"; do
+		if [ "${last[$f]}" = "$p" ]; then
+			# the patch as it is now must still give what the assembly wrote
+			[ "$(sha "$tmp/acc/$f")" = "${wrote[$f]:-}" ] || ok=
+			[[ " ${edited[*]} " == *" $f "* ]] && hit=1
+			cp "$TREE/$f" "$tmp/new/$f"
+		else
+			cp "$tmp/acc/$f" "$tmp/new/$f"
+		fi
 	done
 	[ -n "$hit" ] || continue
-	# the patch as it is now must still give what the assembly wrote
-	rm -rf "$tmp" && mkdir -p "$tmp"
-	for f in "${files[@]}"; do
-		mkdir -p "$tmp/$(dirname "$f")"
-		[ ! -f "$PRISTINE/$f" ] || cp "$PRISTINE/$f" "$tmp/$f"
-	done
-	ok=1
-	if patch -s -p1 -d "$tmp" --fuzz=0 --batch -i "$UE_REPO/patches/$p" >/dev/null 2>&1; then
-		for f in "${files[@]}"; do
-			[ "$(sha "$tmp/$f")" = "${wrote[$f]:-}" ] || ok=
-		done
-	else
-		ok=
-	fi
 	if [ -z "$ok" ]; then
 		log "patches/$p changed since the assembly: not refreshed (merge the edits of build/linux by hand)"
 		bad=1
 		continue
 	fi
-	mkpatch "$UE_REPO/patches/$p" "${files[@]}"
+	for f in "${files[@]}"; do
+		diff -u --label "a/$f" --label "b/$f" "$tmp/old/$f" "$tmp/new/$f" || [ $? = 1 ]
+	done > "$tmp/patch"
+	[ -s "$tmp/patch" ] || die "patches/$p would be empty: delete it and its row instead"
+	mv "$tmp/patch" "$UE_REPO/patches/$p"
 	log "refreshed patches/$p ($(grep -c '^@@' "$UE_REPO/patches/$p") hunk(s))"
 	n=$((n + 1))
 done <<< "$rows"
@@ -99,7 +117,7 @@ for f in "${new[@]}"; do
 	p=${f//\//-}.patch
 	[ ! -e "$UE_REPO/patches/$p" ] || die "patches/$p exists already"
 	mkpatch "$UE_REPO/patches/$p" "$f"
-	log "wrote patches/$p; add its row to patches/series, e.g.:  003-mm-hooks  $p"
+	log "wrote patches/$p; add its row to patches/series, e.g.:  004-mm-hooks  $p"
 	n=$((n + 1))
 done
 

@@ -91,7 +91,9 @@ fi
 rows=$(series_rows) || exit 1
 mapfile -t manifest < "$B/linux.manifest"
 declare -A final=() nrows=()
-commits=() errs=() lastc=
+# steps: "FILE<TAB>COMMIT<TAB>PATCH" for a patch of FILE that a later
+# patch of it follows (FILE then changes in several commits)
+commits=() errs=() steps=() lastc=
 while IFS=$'\t' read -r kind commit item _; do
 	if [ "$commit" != "$lastc" ]; then
 		commits+=("$commit")
@@ -113,7 +115,11 @@ while IFS=$'\t' read -r kind commit item _; do
 		# shellcheck disable=SC2053 # ITEM is a glob
 		[ "$kind" = patch ] || [[ $f == $item ]] || continue
 		nrows[$key]=$((nrows[$key] + 1))
-		if [ -n "${final[$f]:-}" ]; then
+		if [ -n "${final[$f]:-}" ] && [ "$kind" = patch ] &&
+		   [[ ${final[$f]#* } == *.patch ]]; then
+			steps+=("$f"$'\t'"${final[$f]% *}"$'\t'"${final[$f]#* }")
+			final[$f]="$commit $item"
+		elif [ -n "${final[$f]:-}" ]; then
 			errs+=("$f is brought by two rows: ${final[$f]} and $commit $item")
 		else
 			final[$f]="$commit $item"
@@ -185,6 +191,25 @@ sys.stdout.write(s)
 PY
 }
 
+# patched_upto FILE PATCH: FILE of pristine 6.1 with the patches of the
+# table applied in order up to PATCH, in $B/series.step/FILE
+patched_upto()
+{
+	local f=$1 upto=$2 kind p g d=$B/series.step
+	rm -rf "$d" && mkdir -p "$d"
+	while IFS=$'\t' read -r kind _ p _; do
+		[ "$kind" = patch ] || continue
+		patch_files "$UE_REPO/patches/$p" | grep -qxF "$f" || continue
+		while IFS= read -r g; do
+			[ -e "$d/$g" ] || [ ! -f "$PRISTINE/$g" ] ||
+				{ mkdir -p "$d/$(dirname "$g")" && cp "$PRISTINE/$g" "$d/$g"; }
+		done < <(patch_files "$UE_REPO/patches/$p")
+		patch -s -p1 -d "$d" --fuzz=0 --batch -i "$UE_REPO/patches/$p" >/dev/null || return 1
+		[ "$p" != "$upto" ] || return 0
+	done <<< "$rows"
+	return 1
+}
+
 export GIT_INDEX_FILE=$B/series.index
 sgit read-tree base
 head=$(sgit rev-parse base)
@@ -192,6 +217,15 @@ errs=()
 for c in "${commits[@]}"; do
 	for f in "${manifest[@]}"; do
 		[ "${final[$f]%% *}" = "$c" ] && stage_file "$f"
+	done
+	for st in "${steps[@]}"; do
+		IFS=$'\t' read -r f commit item <<< "$st"
+		[ "$commit" = "$c" ] && [ "${final[$f]%% *}" != "$c" ] || continue
+		if patched_upto "$f" "$item"; then
+			stage_file "$f" "$B/series.step/$f"
+		else
+			errs+=("$c $item: $f does not patch in table order")
+		fi
 	done
 	while IFS=$'\t' read -r kind commit item filters; do
 		[ "$kind" = partial ] && [ "$commit" = "$c" ] || continue
@@ -210,7 +244,7 @@ for c in "${commits[@]}"; do
 	msg=$(cat "$msgs/$c.txt"; printf '\nSigned-off-by: %s <%s>\n' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")
 	head=$(sgit commit-tree -p "$head" -m "$msg" "$tree")
 done
-rm -f "$B/series.partial"
+rm -rf "$B/series.partial" "$B/series.step"
 unset GIT_INDEX_FILE
 sgit update-ref refs/heads/series "$head"
 
