@@ -76,14 +76,20 @@ lock() { unset UE_LOCKED; lock_build; }
 unlock() { exec 9>&-; unset UE_LOCKED; }
 wanted() { [ -z "${UE_CHECK:-}" ] || [[ ",$UE_CHECK," == *",$1,"* ]]; }
 
-# "path:line" of every line our patches add (each file of the tree has
-# one patch, so these are the line numbers of the assembled file)
+# "path:line" of every line our patches add, numbered as in the assembled
+# file: the diff of pristine and build/linux of each file they change (a
+# file with several patches: the line numbers of all but the last patch
+# are those of an earlier version of the file)
 added_lines()
 {
-	awk '/^\+\+\+ / { f = $2; sub(/^b\//, "", f); next }
-	     /^@@ / { split($3, a, ","); n = substr(a[1], 2); next }
-	     /^\+/ { print f ":" n; n++; next }
-	     /^ / { n++ }' "$UE_REPO"/patches/*.patch
+	local f
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$UE_REPO"/patches/*.patch | sort -u |
+	while IFS= read -r f; do
+		[ -f "$PRISTINE/$f" ] && [ -f "$TREE/$f" ] || continue
+		diff -U0 "$PRISTINE/$f" "$TREE/$f" | awk -v f="$f" '
+			/^@@ / { split($3, a, ","); n = substr(a[1], 2); h = 1; next }
+			h && /^\+/ { print f ":" n; n++ }'
+	done
 }
 
 # The C files of the kernel our patches change

@@ -241,7 +241,10 @@ for c in "${commits[@]}"; do
 		errs+=("$c changes nothing")
 		continue
 	fi
-	msg=$(cat "$msgs/$c.txt"; printf '\nSigned-off-by: %s <%s>\n' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")
+	# Signed-off-by joins the message's trailer block (Fixes: ...), if any
+	sep='\n'
+	tail -n1 "$msgs/$c.txt" | grep -qE '^[A-Z][A-Za-z-]*: ' && sep=
+	msg=$(cat "$msgs/$c.txt"; printf "$sep"'Signed-off-by: %s <%s>\n' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")
 	head=$(sgit commit-tree -p "$head" -m "$msg" "$tree")
 done
 rm -rf "$B/series.partial" "$B/series.step"
