@@ -131,15 +131,20 @@
  * @system_multi_name: System of multi-format events
  * @register_table: Events hashed by their register name (event_mutex)
  * @multi_id: Next id of a multi-format event (event_mutex)
+ * @class: The class of its single-format events
+ * @multi_class: The class of its multi-format events
  *
- * Only the init group exists; the structure keeps the door open for
- * namespaces.
+ * The events of a class differ only in their fields, which the class
+ * finds through the event call. Only the init group exists; the
+ * structure keeps the door open for namespaces.
  */
 struct user_event_group {
 	const char		*system_name;
 	const char		*system_multi_name;
 	DECLARE_HASHTABLE(register_table, USER_EVENTS_HASH_BITS);
 	u64			multi_id;
+	struct trace_event_class	class;
+	struct trace_event_class	multi_class;
 };
 
 enum user_field_kind {
@@ -176,8 +181,10 @@ struct user_field {
 
 /**
  * struct user_fields - Parsed field list of a command
- * @buf: Tokenised copy of the arguments, @fields[].name point into it
- * @fields: The fields in declaration order
+ * @buf: Tokenised copy of the arguments, @fields[].name point into it;
+ *	the joined types follow it
+ * @fields: The fields in declaration order, at the start of the one
+ *	allocation that also holds @buf
  * @count: Number of fields
  * @min_size: Sum of the static sizes: the smallest valid payload
  */
@@ -210,7 +217,6 @@ struct user_event_validator {
  * @nr_validators: Number of @validators
  * @tp: The tracepoint; its name is @reg_name or "name.id"
  * @call: The trace event
- * @class: Class of @call, owned by this event alone
  * @devent: Entry of the dynamic_events list
  * @node: Entry of the group hash
  * @fields: ftrace fields of @call, newest first as the core expects
@@ -223,6 +229,9 @@ struct user_event_validator {
  * @status: EVENT_STATUS_* bits (written under event_mutex)
  * @match_nomem: A dynamic_events delete could not compare the fields for
  *	lack of memory (event_mutex)
+ *
+ * The ftrace fields, the validators and the strings follow the structure
+ * in the same allocation.
  */
 struct user_event {
 	struct user_event_group		*group;
@@ -233,7 +242,6 @@ struct user_event {
 	int				nr_validators;
 	struct tracepoint		tp;
 	struct trace_event_call		call;
-	struct trace_event_class	class;
 	struct dyn_event		devent;
 	struct hlist_node		node;
 	struct list_head		fields;
@@ -677,35 +685,39 @@ static int user_field_type_tokens(char **tok, int n)
 	return 1;
 }
 
-/* Joins the tokens of a type with single spaces */
-static char *user_field_join_type(char **tok, int type_tokens)
+/*
+ * Joins the tokens of a type with single spaces at *@pos, which moves
+ * past the NUL. The tokens and at least one separator after each come
+ * from the same command, so the joined types of all fields fit in its
+ * length.
+ */
+static char *user_field_join_type(char **tok, int type_tokens, char **pos)
 {
-	int i, len = 0;
-	char *type;
+	char *type = *pos, *p = type;
+	size_t len;
+	int i;
 
-	for (i = 0; i < type_tokens; i++)
-		len += strlen(tok[i]) + 1;
-
-	type = kmalloc(len, GFP_KERNEL);
-	if (!type)
-		return NULL;
-
-	type[0] = '\0';
 	for (i = 0; i < type_tokens; i++) {
 		if (i)
-			strcat(type, " ");
-		strcat(type, tok[i]);
+			*p++ = ' ';
+		len = strlen(tok[i]);
+		memcpy(p, tok[i], len);
+		p += len;
 	}
+	*p++ = '\0';
+	*pos = p;
 
 	return type;
 }
 
 /*
  * TYPE NAME, or struct X NAME SIZE; the tokens are already split and
- * point into @base, the string whose offsets errors report.
+ * point into @base, the string whose offsets errors report. The type is
+ * joined at *@types.
  */
 static int user_field_parse(char **tok, int n, struct user_field *field,
-			    const char *base, struct user_event_err *err)
+			    const char *base, char **types,
+			    struct user_event_err *err)
 {
 	int type_tokens = user_field_type_tokens(tok, n);
 	int type_err;
@@ -719,10 +731,7 @@ static int user_field_parse(char **tok, int n, struct user_field *field,
 		return user_event_err(err, USER_EVENT_ERR_FIELD_NO_NAME, base,
 				      tok[0]);
 
-	field->type = user_field_join_type(tok, type_tokens);
-	if (!field->type)
-		return -ENOMEM;
-
+	field->type = user_field_join_type(tok, type_tokens, types);
 	field->name = tok[type_tokens];
 	if (!user_field_name_valid(field->name))
 		return user_event_err(err, USER_EVENT_ERR_FIELD_NAME, base,
@@ -758,15 +767,7 @@ static int user_field_parse(char **tok, int n, struct user_field *field,
  */
 static void user_fields_free(struct user_fields *desc)
 {
-	int i;
-
-	if (desc->fields) {
-		for (i = 0; i < desc->count; i++)
-			kfree(desc->fields[i].type);
-	}
-
 	kfree(desc->fields);
-	kfree(desc->buf);
 	memset(desc, 0, sizeof(*desc));
 }
 
@@ -785,9 +786,10 @@ static void user_fields_free(struct user_fields *desc)
 static int user_fields_parse(const char *args, struct user_fields *desc,
 			     struct user_event_err *err)
 {
-	char *cur, *field, *tok[MAX_FIELD_TOKENS], *p;
+	char *cur, *field, *tok[MAX_FIELD_TOKENS], *p, *types;
 	u32 offset = sizeof(struct trace_entry);
 	int ret, n, max = 1;
+	size_t len, size;
 
 	memset(desc, 0, sizeof(*desc));
 	if (!args || !*args)
@@ -795,13 +797,17 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 
 	for (p = (char *)args; *p; p++)
 		max += *p == ';';
+	len = p - args + 1;
 
-	desc->buf = kstrdup(args, GFP_KERNEL);
-	desc->fields = kcalloc(max, sizeof(*desc->fields), GFP_KERNEL);
-	if (!desc->buf || !desc->fields) {
-		ret = -ENOMEM;
-		goto fail;
-	}
+	/* The fields, then the tokenised copy, then the joined types */
+	size = size_add(array_size(max, sizeof(*desc->fields)),
+			array_size(2, len));
+	desc->fields = kzalloc(size, GFP_KERNEL);
+	if (!desc->fields)
+		return -ENOMEM;
+	desc->buf = (char *)(desc->fields + max);
+	memcpy(desc->buf, args, len);
+	types = desc->buf + len;
 
 	cur = desc->buf;
 	while ((field = strsep(&cur, ";"))) {
@@ -823,9 +829,8 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 		if (!n)
 			continue;
 
-		/* Counted first so that user_fields_free() sees the type */
 		desc->count++;
-		ret = user_field_parse(tok, n, f, desc->buf, err);
+		ret = user_field_parse(tok, n, f, desc->buf, &types, err);
 		if (ret)
 			goto fail;
 
@@ -853,10 +858,15 @@ fail:
  */
 static int user_fields_cat(char *buf, int len, int pos, const char *str)
 {
-	if (pos < len)
-		strscpy(buf + pos, str, len - pos);
+	int n = strlen(str), room;
 
-	return pos + strlen(str);
+	if (pos < len) {
+		room = min(n, len - pos - 1);
+		memcpy(buf + pos, str, room);
+		buf[pos + room] = '\0';
+	}
+
+	return pos + n;
 }
 
 /**
@@ -893,6 +903,30 @@ static int user_fields_canon(const struct user_fields *desc, char *buf,
 	}
 
 	return pos;
+}
+
+/*
+ * Whether two field lists have the same canonical form: the same types,
+ * names and struct sizes in the same order.
+ */
+static bool user_fields_equal(const struct user_fields *a,
+			      const struct user_fields *b)
+{
+	const struct user_field *fa, *fb;
+	int i;
+
+	if (a->count != b->count)
+		return false;
+
+	for (i = 0; i < a->count; i++) {
+		fa = &a->fields[i];
+		fb = &b->fields[i];
+		if (strcmp(fa->name, fb->name) || strcmp(fa->type, fb->type) ||
+		    (fa->kind == USER_FIELD_STRUCT && fa->size != fb->size))
+			return false;
+	}
+
+	return true;
 }
 
 /* Two-pass helper: allocate and fill the result of a print function */
@@ -1085,31 +1119,34 @@ static struct list_head *user_event_get_fields(struct trace_event_call *call)
 	return &user->fields;
 }
 
-static void user_event_free_fields(struct list_head *head)
+/* How many dynamic locations a write must check */
+static int user_fields_nr_validators(const struct user_fields *desc)
 {
-	struct ftrace_event_field *field, *next;
-
-	list_for_each_entry_safe(field, next, head, link) {
-		list_del(&field->link);
-		kfree(field);
-	}
-}
-
-/* ftrace fields (newest first, as the core walks them backwards) */
-static int user_event_build_fields(struct user_event *user)
-{
-	struct user_fields *desc = &user->desc;
-	struct ftrace_event_field *field;
-	struct user_field *f;
-	int i, v = 0;
+	int i, n = 0;
 
 	for (i = 0; i < desc->count; i++) {
+		if (desc->fields[i].kind == USER_FIELD_DATA_LOC ||
+		    desc->fields[i].kind == USER_FIELD_REL_LOC)
+			n++;
+	}
+
+	return n;
+}
+
+/*
+ * Fills the ftrace fields (newest first, as the core walks them
+ * backwards) at @mem, followed by the validators. Return: the end.
+ */
+static void *user_event_build_fields(struct user_event *user, void *mem)
+{
+	struct user_fields *desc = &user->desc;
+	struct ftrace_event_field *field = mem;
+	struct user_event_validator *v;
+	struct user_field *f;
+	int i;
+
+	for (i = 0; i < desc->count; i++, field++) {
 		f = &desc->fields[i];
-
-		field = kzalloc(sizeof(*field), GFP_KERNEL_ACCOUNT);
-		if (!field)
-			return -ENOMEM;
-
 		field->type = f->type;
 		field->name = f->name;
 		field->offset = f->offset;
@@ -1118,62 +1155,45 @@ static int user_event_build_fields(struct user_event *user)
 		field->filter_type = filter_assign_type(f->type);
 		field->len = f->len;
 		list_add(&field->link, &user->fields);
-
-		if (f->kind == USER_FIELD_DATA_LOC ||
-		    f->kind == USER_FIELD_REL_LOC)
-			user->nr_validators++;
 	}
 
-	if (!user->nr_validators)
-		return 0;
-
-	user->validators = kcalloc(user->nr_validators,
-				   sizeof(*user->validators),
-				   GFP_KERNEL_ACCOUNT);
-	if (!user->validators)
-		return -ENOMEM;
-
+	user->validators = (void *)field;
+	v = user->validators;
 	for (i = 0; i < desc->count; i++) {
 		f = &desc->fields[i];
 		if (f->kind != USER_FIELD_DATA_LOC &&
 		    f->kind != USER_FIELD_REL_LOC)
 			continue;
 
-		user->validators[v].offset = f->offset;
-		user->validators[v].kind = f->kind;
-		user->validators[v].nul = f->is_char;
+		v->offset = f->offset;
+		v->kind = f->kind;
+		v->nul = f->is_char;
 		v++;
 	}
+	user->nr_validators = v - user->validators;
 
-	return 0;
+	return v;
 }
 
 static void user_event_release_mem(struct user_event *user)
 {
-	user_event_free_fields(&user->fields);
-	if (user->tp.name != user->reg_name)
-		kfree(user->tp.name);
-	kfree(user->call.print_fmt);
-	kfree(user->validators);
-	kfree(user->args);
 	user_fields_free(&user->desc);
-	kfree(user->reg_name);
 	kfree(user);
 }
 
-/* Events are owned by root whoever registered them first */
+/*
+ * Events are added and removed with the kernel's credentials, whoever
+ * registered them first: the event directories are made and removed in
+ * tracefs directories the caller may have no access to.
+ */
+static const struct cred *user_event_kernel_cred;
+
 static int user_event_set_call_visible(struct user_event *user, bool visible)
 {
 	const struct cred *old_cred;
-	struct cred *cred;
 	int ret;
 
-	cred = prepare_creds();
-	if (!cred)
-		return -ENOMEM;
-
-	cred->fsuid = GLOBAL_ROOT_UID;
-	old_cred = override_creds(cred);
+	old_cred = override_creds(user_event_kernel_cred);
 
 	if (visible)
 		ret = trace_add_event_call(&user->call);
@@ -1181,7 +1201,6 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
 		ret = trace_remove_event_call(&user->call);
 
 	revert_creds(old_cred);
-	put_cred(cred);
 
 	return ret;
 }
@@ -1206,7 +1225,8 @@ static int user_event_destroy(struct user_event *user)
 
 	/*
 	 * The core frees the fields of a removed call into its own cache;
-	 * ours are kmalloc'ed, so hide them and put them back on failure.
+	 * ours are one kmalloc'ed block, so hide them and put them back on
+	 * failure.
 	 */
 	list_splice_init(&user->fields, &fields);
 	ret = user_event_set_call_visible(user, false);
@@ -1214,7 +1234,6 @@ static int user_event_destroy(struct user_event *user)
 		list_splice(&fields, &user->fields);
 		return ret;
 	}
-	user_event_free_fields(&fields);
 
 	dyn_event_remove(&user->devent);
 	hash_del(&user->node);
@@ -1350,25 +1369,28 @@ static struct trace_event_functions user_event_funcs = {
 /* The fields come from get_fields, the core must not define any */
 static struct trace_event_fields user_event_fields_array[1];
 
+static void user_event_class_init(struct trace_event_class *class,
+				  const char *system)
+{
+	INIT_LIST_HEAD(&class->fields);
+	class->system = system;
+	class->fields_array = user_event_fields_array;
+	class->get_fields = user_event_get_fields;
+	class->reg = user_event_reg;
+	class->probe = user_event_ftrace;
+#ifdef CONFIG_PERF_EVENTS
+	class->perf_probe = user_event_perf;
+#endif
+}
+
 /* Registers the event with the tracing core; event_mutex held */
 static int user_event_register(struct user_event *user)
 {
 	struct trace_event_call *call = &user->call;
 	int ret;
 
-	INIT_LIST_HEAD(&user->class.fields);
-	user->class.system = user_event_is_multi(user) ?
-			     user->group->system_multi_name :
-			     user->group->system_name;
-	user->class.fields_array = user_event_fields_array;
-	user->class.get_fields = user_event_get_fields;
-	user->class.reg = user_event_reg;
-	user->class.probe = user_event_ftrace;
-#ifdef CONFIG_PERF_EVENTS
-	user->class.perf_probe = user_event_perf;
-#endif
-
-	call->class = &user->class;
+	call->class = user_event_is_multi(user) ? &user->group->multi_class :
+						  &user->group->class;
 	call->tp = &user->tp;
 	call->flags = TRACE_EVENT_FL_TRACEPOINT;
 	call->data = user;
@@ -1388,12 +1410,61 @@ static int user_event_register(struct user_event *user)
 	return 0;
 }
 
+/* Lengths of the strings of an event, each with its NUL */
+struct user_event_strlen {
+	size_t	name;
+	size_t	tp;
+	size_t	args;
+	size_t	fmt;
+};
+
+/*
+ * The strings of an event: the register name, the tracepoint name when it
+ * differs ("name.id" of a multi-format event), the canonical field list
+ * and the print format. Return: their total length.
+ */
+static size_t user_event_strings_len(const struct user_fields *desc,
+				     const char *name, bool multi,
+				     u64 multi_id,
+				     struct user_event_strlen *len)
+{
+	len->name = strlen(name) + 1;
+	len->tp = 0;
+	if (multi)
+		len->tp = snprintf(NULL, 0, "%s.%llx", name, multi_id) + 1;
+	len->args = user_fields_canon(desc, NULL, 0) + 1;
+	len->fmt = user_fields_print_fmt(desc, NULL, 0) + 1;
+
+	return len->name + len->tp + len->args + len->fmt;
+}
+
+/* Writes the strings of an event at @p, which has room for them */
+static void user_event_set_strings(struct user_event *user, char *p,
+				   const char *name, u64 multi_id,
+				   const struct user_event_strlen *len)
+{
+	user->reg_name = memcpy(p, name, len->name);
+	user->tp.name = user->reg_name;
+	p += len->name;
+	if (len->tp) {
+		snprintf(p, len->tp, "%s.%llx", name, multi_id);
+		user->tp.name = p;
+		p += len->tp;
+	}
+
+	user_fields_canon(&user->desc, p, len->args);
+	user->args = p;
+	p += len->args;
+
+	user_fields_print_fmt(&user->desc, p, len->fmt);
+	user->call.print_fmt = p;
+}
+
 /**
  * user_event_new - Create an event
  * @group: Group of the event
  * @name: Register name, validated
  * @desc: Parsed fields, moved into the event on success
- * @args: Canonical form of @desc, moved into the event on success
  * @flags: USER_EVENT_REG_* flags
  * @key: user_event_key() of @name
  * @newuser: Output, with one reference for the caller
@@ -1402,23 +1473,38 @@ static int user_event_register(struct user_event *user)
  * Return: 0, -EMFILE over kernel.user_events_max, or another errno.
  */
 static int user_event_new(struct user_event_group *group, const char *name,
-			  struct user_fields *desc, char **args, u16 flags,
-			  u32 key, struct user_event **newuser)
+			  struct user_fields *desc, u16 flags, u32 key,
+			  struct user_event **newuser)
 {
+	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
+	struct user_event_strlen len;
 	struct user_event *user;
+	size_t size;
 	u64 multi_id = 0;
-	int ret = -ENOMEM;
+	void *end;
+	int ret;
 
 	lockdep_assert_held(&event_mutex);
 
 	/* Every attempt uses up an id, so that ids are never reused */
-	if (flags & USER_EVENT_REG_MULTI_FORMAT)
+	if (multi)
 		multi_id = group->multi_id++;
 
 	if (current_user_events >= max_user_events)
 		return -EMFILE;
 
-	user = kzalloc(sizeof(*user), GFP_KERNEL_ACCOUNT);
+	size = user_event_strings_len(desc, name, multi, multi_id, &len);
+
+	/* The ".<id>" suffix must still fit a tracefs directory name */
+	if ((len.tp ?: len.name) > MAX_EVENT_NAME + 1)
+		return -EINVAL;
+
+	/* Bounded by the length of the command */
+	size += sizeof(*user) +
+		desc->count * sizeof(struct ftrace_event_field) +
+		user_fields_nr_validators(desc) *
+		sizeof(struct user_event_validator);
+	user = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!user)
 		return -ENOMEM;
 
@@ -1427,38 +1513,12 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	INIT_LIST_HEAD(&user->fields);
 	INIT_LIST_HEAD(&user->pending_link);
 
-	user->reg_name = kstrdup(name, GFP_KERNEL_ACCOUNT);
-	if (!user->reg_name)
-		goto free;
-
-	if (flags & USER_EVENT_REG_MULTI_FORMAT)
-		user->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",
-					  name, multi_id);
-	else
-		user->tp.name = user->reg_name;
-	if (!user->tp.name)
-		goto free;
-
-	/* The ".<id>" suffix must still fit a tracefs directory name */
-	ret = -EINVAL;
-	if (strlen(user->tp.name) > MAX_EVENT_NAME)
-		goto free;
-
 	user->desc = *desc;
 	memset(desc, 0, sizeof(*desc));
-	user->args = *args;
-	*args = NULL;
 	user->min_size = user->desc.min_size;
 
-	ret = user_event_build_fields(user);
-	if (ret)
-		goto free;
-
-	ret = -ENOMEM;
-	user->call.print_fmt = user_fields_sprint(&user->desc,
-						  user_fields_print_fmt);
-	if (!user->call.print_fmt)
-		goto free;
+	end = user_event_build_fields(user, user + 1);
+	user_event_set_strings(user, end, name, multi_id, &len);
 
 	ret = user_event_register(user);
 	if (ret)
@@ -1523,22 +1583,30 @@ static int user_event_find_or_create(struct user_event_group *group,
 				     bool *created)
 {
 	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
+	char name_buf[MAX_EVENT_NAME + 1], *name = name_buf;
 	struct user_event_err err = {};
 	struct user_fields desc;
 	struct user_event *user;
 	struct hlist_node *tmp;
-	char *name, *args = NULL, *canon = NULL;
+	const char *args;
 	int ret, parse_ret;
+	size_t len;
 	u32 key;
 
-	name = kstrdup(cmd, GFP_KERNEL);
-	if (!name)
-		return -ENOMEM;
-
-	for (args = name; *args && !user_field_is_space(*args); args++)
+	/* A name too long for the buffer is refused, where it says why */
+	for (args = cmd; *args && !user_field_is_space(*args); args++)
 		;
+	len = args - cmd;
+	if (len < sizeof(name_buf)) {
+		memcpy(name_buf, cmd, len);
+		name_buf[len] = '\0';
+	} else {
+		name = kmemdup_nul(cmd, len, GFP_KERNEL);
+		if (!name)
+			return -ENOMEM;
+	}
 	if (*args)
-		*args++ = '\0';
+		args++;
 
 	ret = user_event_name_check(name, &err);
 	if (ret) {
@@ -1553,13 +1621,6 @@ static int user_event_find_or_create(struct user_event_group *group,
 		goto out;
 
 	parse_ret = user_fields_parse(args, &desc, &err);
-	if (!parse_ret) {
-		canon = user_fields_sprint(&desc, user_fields_canon);
-		if (!canon) {
-			user_fields_free(&desc);
-			parse_ret = -ENOMEM;
-		}
-	}
 
 	mutex_lock(&event_mutex);
 	ret = -ENOENT;
@@ -1579,7 +1640,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 			break;
 		}
 
-		if (!parse_ret && !strcmp(user->args, canon)) {
+		if (!parse_ret && user_fields_equal(&user->desc, &desc)) {
 			user_event_get_revive(user);
 			*out = user;
 			ret = 0;
@@ -1590,7 +1651,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 			ret = -EADDRINUSE;
 			err.type = USER_EVENT_ERR_FIELDS_DIFFER;
 			err.pos = 0;
-			user_event_log_err(log_cmd, cmd + (args - name), &err);
+			user_event_log_err(log_cmd, args, &err);
 			break;
 		}
 	}
@@ -1601,11 +1662,10 @@ static int user_event_find_or_create(struct user_event_group *group,
 				group->multi_id++;
 			ret = parse_ret;
 			if (ret == -EINVAL)
-				user_event_log_err(log_cmd,
-						   cmd + (args - name), &err);
+				user_event_log_err(log_cmd, args, &err);
 		} else {
-			ret = user_event_new(group, name, &desc, &canon, flags,
-					     key, out);
+			ret = user_event_new(group, name, &desc, flags, key,
+					     out);
 			if (!ret && created)
 				*created = true;
 		}
@@ -1614,9 +1674,9 @@ static int user_event_find_or_create(struct user_event_group *group,
 
 	if (!parse_ret)
 		user_fields_free(&desc);
-	kfree(canon);
 out:
-	kfree(name);
+	if (name != name_buf)
+		kfree(name);
 	return ret;
 }
 
@@ -2293,19 +2353,14 @@ int user_events_dup_mm_prepare(struct mm_struct *oldmm, struct mm_struct *mm)
 /*
  * Where the child can have an enable value: memory it did not inherit
  * (MADV_DONTFORK) gets no copy, memory it got zeroed (MADV_WIPEONFORK)
- * gets its bits written again. Enablers tend to share a few pages, so
- * the last mapping found is tried first.
+ * gets its bits written again. An enable value never crosses a page, so
+ * its address finds its mapping. Enablers tend to share a few pages: the
+ * last mapping found is tried first.
  */
 static struct vm_area_struct *
 user_event_mm_copy_vma(struct mm_struct *mm, struct vm_area_struct *vma,
-		       struct user_event_enabler *enabler)
+		       unsigned long addr)
 {
-	unsigned long addr = enabler->addr;
-	int bit = 0;
-
-	user_event_bit_location(&addr, &bit,
-				user_event_enabler_compat(enabler));
-
 	if (vma && addr >= vma->vm_start && addr < vma->vm_end)
 		return vma;
 
@@ -2331,7 +2386,7 @@ static int user_event_mm_copy(struct user_event_mm *uem,
 	/* Nobody else knows the child yet */
 	mmap_read_lock(uem->mm);
 	list_for_each_entry(enabler, &parent->enablers, mm_link) {
-		vma = user_event_mm_copy_vma(uem->mm, vma, enabler);
+		vma = user_event_mm_copy_vma(uem->mm, vma, enabler->addr);
 		if (!vma)
 			continue;
 
@@ -3942,9 +3997,16 @@ static int __init trace_events_user_init(void)
 	int ret;
 
 	hash_init(init_group.register_table);
+	user_event_class_init(&init_group.class, init_group.system_name);
+	user_event_class_init(&init_group.multi_class,
+			      init_group.system_multi_name);
 
 	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT |
 					      SLAB_PANIC);
+
+	user_event_kernel_cred = prepare_kernel_cred(NULL);
+	if (!user_event_kernel_cred)
+		return -ENOMEM;
 
 	ret = tracing_init_dentry();
 	if (ret)
