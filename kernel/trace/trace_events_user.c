@@ -1178,22 +1178,22 @@ static void *user_event_build_fields(struct user_event *user, void *mem)
 static void user_event_release_mem(struct user_event *user)
 {
 	user_fields_free(&user->desc);
-	kfree(user);
+	kvfree(user);
 }
 
-/*
- * Events are added and removed with the kernel's credentials, whoever
- * registered them first: the event directories are made and removed in
- * tracefs directories the caller may have no access to.
- */
-static const struct cred *user_event_kernel_cred;
-
+/* Events are owned by root whoever registered them first */
 static int user_event_set_call_visible(struct user_event *user, bool visible)
 {
 	const struct cred *old_cred;
+	struct cred *cred;
 	int ret;
 
-	old_cred = override_creds(user_event_kernel_cred);
+	cred = prepare_creds();
+	if (!cred)
+		return -ENOMEM;
+
+	cred->fsuid = GLOBAL_ROOT_UID;
+	old_cred = override_creds(cred);
 
 	if (visible)
 		ret = trace_add_event_call(&user->call);
@@ -1201,6 +1201,7 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
 		ret = trace_remove_event_call(&user->call);
 
 	revert_creds(old_cred);
+	put_cred(cred);
 
 	return ret;
 }
@@ -1499,12 +1500,12 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	if ((len.tp ?: len.name) > MAX_EVENT_NAME + 1)
 		return -EINVAL;
 
-	/* Bounded by the length of the command */
+	/* Bounded by the length of the command; many fields make it large */
 	size += sizeof(*user) +
 		desc->count * sizeof(struct ftrace_event_field) +
 		user_fields_nr_validators(desc) *
 		sizeof(struct user_event_validator);
-	user = kzalloc(size, GFP_KERNEL_ACCOUNT);
+	user = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!user)
 		return -ENOMEM;
 
@@ -4003,10 +4004,6 @@ static int __init trace_events_user_init(void)
 
 	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT |
 					      SLAB_PANIC);
-
-	user_event_kernel_cred = prepare_kernel_cred(NULL);
-	if (!user_event_kernel_cred)
-		return -ENOMEM;
 
 	ret = tracing_init_dentry();
 	if (ret)

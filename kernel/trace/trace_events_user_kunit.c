@@ -280,14 +280,17 @@ KUNIT_ARRAY_PARAM(user_space, user_space_cases, user_kunit_str_desc);
 static void user_canon_space_test(struct kunit *test)
 {
 	const char * const *args = test->param_value;
-	struct user_fields *desc;
+	struct user_fields *desc, *ref;
 	int ret;
 
+	ref = user_kunit_parse(test, "u32 a; u32 b", &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	desc = user_kunit_parse(test, *args, &ret);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_STREQ(test, user_kunit_sprint(test, desc,
 						   user_fields_canon),
 			   "u32 a; u32 b");
+	KUNIT_EXPECT_TRUE(test, user_fields_equal(desc, ref));
 	KUNIT_ASSERT_EQ(test, desc->count, 2);
 	KUNIT_EXPECT_EQ(test, desc->fields[1].offset,
 			(u32)sizeof(struct trace_entry) + 4);
@@ -303,6 +306,7 @@ static const char * const user_mismatch_cases[] = {
 	"unsigned int a; u32 b",
 	"u32 a; u32 b; u32 c",
 	"s32 a; u32 b",
+	"",
 };
 
 KUNIT_ARRAY_PARAM(user_mismatch, user_mismatch_cases, user_kunit_str_desc);
@@ -310,29 +314,44 @@ KUNIT_ARRAY_PARAM(user_mismatch, user_mismatch_cases, user_kunit_str_desc);
 static void user_canon_mismatch_test(struct kunit *test)
 {
 	const char * const *args = test->param_value;
-	struct user_fields *desc;
+	struct user_fields *desc, *ref;
 	int ret;
 
+	ref = user_kunit_parse(test, "u32 a; u32 b", &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	desc = user_kunit_parse(test, *args, &ret);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_STRNEQ(test, user_kunit_sprint(test, desc,
 						    user_fields_canon),
 			    "u32 a; u32 b");
+	KUNIT_EXPECT_FALSE(test, user_fields_equal(desc, ref));
+	KUNIT_EXPECT_FALSE(test, user_fields_equal(ref, desc));
 }
 
+/**
+ * struct user_canon_case - A field list and its canonical form
+ * @args: The list as given
+ * @canon: Its canonical form
+ * @other: A list that differs from it in one type, name or size
+ */
 struct user_canon_case {
 	const char	*args;
 	const char	*canon;
+	const char	*other;
 };
 
 /* Struct sizes belong to the canonical form; char[N] keeps its text */
 static const struct user_canon_case user_canon_cases[] = {
-	{ "struct my_struct  a 20;", "struct my_struct a 20" },
-	{ "struct my_struct a +20", "struct my_struct a 20" },
-	{ "char[0x14] s", "char[0x14] s" },
-	{ "unsigned  char[8]  s", "unsigned char[8] s" },
-	{ "__data_loc  unsigned\tchar[] s", "__data_loc unsigned char[] s" },
-	{ "__rel_loc char[] r;u8 x", "__rel_loc char[] r; u8 x" },
+	{ "struct my_struct  a 20;", "struct my_struct a 20",
+	  "struct my_struct a 21" },
+	{ "struct my_struct a +20", "struct my_struct a 20",
+	  "struct other a 20" },
+	{ "char[0x14] s", "char[0x14] s", "char[20] s" },
+	{ "unsigned  char[8]  s", "unsigned char[8] s", "char[8] s" },
+	{ "__data_loc  unsigned\tchar[] s", "__data_loc unsigned char[] s",
+	  "__rel_loc unsigned char[] s" },
+	{ "__rel_loc char[] r;u8 x", "__rel_loc char[] r; u8 x",
+	  "__rel_loc char[] r; u8 y" },
 };
 
 static void user_canon_case_desc(const struct user_canon_case *c,
@@ -343,10 +362,14 @@ static void user_canon_case_desc(const struct user_canon_case *c,
 
 KUNIT_ARRAY_PARAM(user_canon, user_canon_cases, user_canon_case_desc);
 
+/*
+ * A lookup compares parsed lists: they match exactly when the canonical
+ * forms do, and a list matches its own canonical form
+ */
 static void user_canon_form_test(struct kunit *test)
 {
 	const struct user_canon_case *c = test->param_value;
-	struct user_fields *desc;
+	struct user_fields *desc, *canon, *other;
 	int ret;
 
 	desc = user_kunit_parse(test, c->args, &ret);
@@ -354,6 +377,14 @@ static void user_canon_form_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, user_kunit_sprint(test, desc,
 						   user_fields_canon),
 			   c->canon);
+
+	canon = user_kunit_parse(test, c->canon, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, user_fields_equal(desc, canon));
+
+	other = user_kunit_parse(test, c->other, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, user_fields_equal(desc, other));
 }
 
 /* Packed offsets, min_size and the print fmt of several fields */
