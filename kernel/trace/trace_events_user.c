@@ -1119,16 +1119,18 @@ static struct list_head *user_event_get_fields(struct trace_event_call *call)
 	return &user->fields;
 }
 
-/* How many dynamic locations a write must check */
+/* Whether a write must check the dynamic location of a field */
+static bool user_field_is_dynamic(const struct user_field *f)
+{
+	return f->kind == USER_FIELD_DATA_LOC || f->kind == USER_FIELD_REL_LOC;
+}
+
 static int user_fields_nr_validators(const struct user_fields *desc)
 {
 	int i, n = 0;
 
-	for (i = 0; i < desc->count; i++) {
-		if (desc->fields[i].kind == USER_FIELD_DATA_LOC ||
-		    desc->fields[i].kind == USER_FIELD_REL_LOC)
-			n++;
-	}
+	for (i = 0; i < desc->count; i++)
+		n += user_field_is_dynamic(&desc->fields[i]);
 
 	return n;
 }
@@ -1161,8 +1163,7 @@ static void *user_event_build_fields(struct user_event *user, void *mem)
 	v = user->validators;
 	for (i = 0; i < desc->count; i++) {
 		f = &desc->fields[i];
-		if (f->kind != USER_FIELD_DATA_LOC &&
-		    f->kind != USER_FIELD_REL_LOC)
+		if (!user_field_is_dynamic(f))
 			continue;
 
 		v->offset = f->offset;
@@ -1226,8 +1227,8 @@ static int user_event_destroy(struct user_event *user)
 
 	/*
 	 * The core frees the fields of a removed call into its own cache;
-	 * ours are one kmalloc'ed block, so hide them and put them back on
-	 * failure.
+	 * ours are part of the event's allocation, so hide them and put
+	 * them back on failure.
 	 */
 	list_splice_init(&user->fields, &fields);
 	ret = user_event_set_call_visible(user, false);
@@ -1594,7 +1595,10 @@ static int user_event_find_or_create(struct user_event_group *group,
 	size_t len;
 	u32 key;
 
-	/* A name too long for the buffer is refused, where it says why */
+	/*
+	 * The name check refuses a name too long for the buffer; it gets a
+	 * copy of its own so that the check can say where.
+	 */
 	for (args = cmd; *args && !user_field_is_space(*args); args++)
 		;
 	len = args - cmd;
