@@ -788,21 +788,30 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 {
 	char *cur, *field, *tok[MAX_FIELD_TOKENS], *p, *types;
 	u32 offset = sizeof(struct trace_entry);
-	int ret, n, max = 1;
+	int ret, n, max = 0;
+	bool empty = true;
 	size_t len, size;
 
 	memset(desc, 0, sizeof(*desc));
 	if (!args || !*args)
 		return 0;
 
-	for (p = (char *)args; *p; p++)
-		max += *p == ';';
+	/* Empty fields take no room: an event keeps its list */
+	for (p = (char *)args; *p; p++) {
+		if (*p == ';') {
+			max += !empty;
+			empty = true;
+		} else if (!user_field_is_space(*p)) {
+			empty = false;
+		}
+	}
+	max += !empty;
 	len = p - args + 1;
 
 	/* The fields, then the tokenised copy, then the joined types */
 	size = size_add(array_size(max, sizeof(*desc->fields)),
 			array_size(2, len));
-	desc->fields = kzalloc(size, GFP_KERNEL);
+	desc->fields = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!desc->fields)
 		return -ENOMEM;
 	desc->buf = (char *)(desc->fields + max);
@@ -898,8 +907,9 @@ static int user_fields_canon(const struct user_fields *desc, char *buf,
 		pos = user_fields_cat(buf, len, pos, " ");
 		pos = user_fields_cat(buf, len, pos, f->name);
 		if (f->kind == USER_FIELD_STRUCT)
-			pos += snprintf(buf + pos, pos < len ? len - pos : 0,
-					" %u", f->size);
+			pos += snprintf(pos < len ? buf + pos : NULL,
+					pos < len ? len - pos : 0, " %u",
+					f->size);
 	}
 
 	return pos;

@@ -433,6 +433,28 @@ static void user_fields_empty_test(struct kunit *test)
 						   user_fields_canon), "");
 }
 
+/* Empty fields take no room in the list an event keeps */
+static void user_fields_sized_test(struct kunit *test)
+{
+	struct user_fields *desc;
+	char *args;
+	size_t len;
+	int ret;
+
+	args = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, args);
+	memset(args, ';', 200);
+	strcpy(args + 200, "u32 a; ;");
+	len = strlen(args) + 1;
+
+	desc = user_kunit_parse(test, args, &ret);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, desc->count, 1);
+	KUNIT_EXPECT_STREQ(test, desc->fields[0].name, "a");
+	KUNIT_EXPECT_LE(test, ksize(desc->fields),
+			kmalloc_size_roundup(sizeof(*desc->fields) + 2 * len));
+}
+
 static void user_fields_null_test(struct kunit *test)
 {
 	struct user_fields *desc;
@@ -473,6 +495,7 @@ static struct kunit_case user_events_parse_cases[] = {
 	KUNIT_CASE_PARAM(user_canon_form_test, user_canon_gen_params),
 	KUNIT_CASE(user_layout_test),
 	KUNIT_CASE_PARAM(user_fields_empty_test, user_empty_gen_params),
+	KUNIT_CASE(user_fields_sized_test),
 	KUNIT_CASE(user_fields_null_test),
 	KUNIT_CASE(user_argv_canon_test),
 	{}
