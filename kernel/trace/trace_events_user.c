@@ -292,15 +292,19 @@ struct user_event_mm {
 #define USER_EVENT_MM_ATTACHED		0	/* on user_event_mms */
 #define USER_EVENT_MM_WRITE_QUEUED	1	/* @write_work is queued */
 #define USER_EVENT_MM_LEAVING		2	/* last user going: no worker */
+#define USER_EVENT_MM_UNHASHED		3	/* fork copies not in the table */
 
 /*
  * Enabler values: the bit number in bits 0-5, then flags. COMPAT marks a
  * 32-bit value on a 64-bit kernel; DIRTY a bit that the process's worker
- * must write again.
+ * must write again; CHUNK an enabler that a fork copied into a chunk. A
+ * copy takes the bit number and COMPAT and DIRTY (DUP_MASK), and sets
+ * CHUNK for itself.
  */
 #define ENABLE_VAL_BIT_MASK		0x3fUL
 #define ENABLE_VAL_COMPAT_BIT		6
 #define ENABLE_VAL_DIRTY_BIT		7
+#define ENABLE_VAL_CHUNK_BIT		8
 #define ENABLE_VAL_DUP_MASK		(ENABLE_VAL_BIT_MASK | \
 					 BIT(ENABLE_VAL_COMPAT_BIT) | \
 					 BIT(ENABLE_VAL_DIRTY_BIT))
@@ -308,13 +312,16 @@ struct user_event_mm {
 /**
  * struct user_event_enabler - A bit kept up to date in a process
  * @mm_link: Entry of user_event_mm.enablers
- * @hash_link: Entry of user_event_enabler_table, by process, address and bit
+ * @hash_link: Entry of user_event_enabler_table, by process, address and
+ *	bit; unset while the process has USER_EVENT_MM_UNHASHED
  * @uem: Process of this enabler
  * @event: Event whose state the bit reflects (holds a reference while
  *	the enabler is linked)
  * @addr: User address given at registration
  * @values: Bit number and ENABLE_VAL_* flags
- * @rcu: Frees the enabler after a grace period
+ * @rcu: Frees the enabler after a grace period, unless ENABLE_VAL_CHUNK_BIT
+ * @chunk: With ENABLE_VAL_CHUNK_BIT: the chunk that holds the enabler,
+ *	which is freed with the chunk
  */
 struct user_event_enabler {
 	struct list_head		mm_link;
@@ -323,8 +330,34 @@ struct user_event_enabler {
 	struct user_event		*event;
 	unsigned long			addr;
 	unsigned long			values;
-	struct rcu_head			rcu;
+	union {
+		struct rcu_head			rcu;
+		struct user_event_enabler_chunk	*chunk;
+	};
 };
+
+/**
+ * struct user_event_enabler_chunk - Enablers that a fork copied together
+ * @rcu: Frees the chunk after a grace period
+ * @live: Enablers of the chunk not yet freed
+ * @enablers: The copies
+ *
+ * A fork copies every enabler of the parent. One allocation for many
+ * copies costs the fork far less than one each, and the child's exit
+ * frees them as cheaply. A copy in a chunk has no memory of its own to
+ * free: it drops @live, and the last one frees the chunk.
+ */
+struct user_event_enabler_chunk {
+	struct rcu_head			rcu;
+	atomic_t			live;
+	struct user_event_enabler	enablers[];
+};
+
+/* Bytes of a chunk, and the copies that fit */
+#define USER_EVENT_CHUNK_SIZE		4096
+#define USER_EVENT_CHUNK_ENABLERS					\
+	((USER_EVENT_CHUNK_SIZE - sizeof(struct user_event_enabler_chunk)) / \
+	 sizeof(struct user_event_enabler))
 
 /**
  * struct user_event_refs - Per-fd array of registered events
@@ -2135,7 +2168,11 @@ static unsigned long user_event_enabler_key(struct user_event_mm *uem,
 	return (unsigned long)uem ^ (addr << 6 | bit);
 }
 
-/* The linked enabler of a process for an address and bit, or NULL */
+/*
+ * The linked enabler of a process for an address and bit, or NULL. The
+ * copies of a fork are found only once user_event_mm_hash_copies() or
+ * user_event_mm_hash_copies_locked() ran.
+ */
 static struct user_event_enabler *
 user_event_mm_find(struct user_event_mm *uem, unsigned long addr, int bit)
 {
@@ -2203,11 +2240,44 @@ static void user_event_enabler_free_rcu(struct rcu_head *rcu)
 	kmem_cache_free(user_event_enabler_cache, enabler);
 }
 
+static bool user_event_enabler_in_chunk(struct user_event_enabler *enabler)
+{
+	return test_bit(ENABLE_VAL_CHUNK_BIT, ENABLE_BITOPS(enabler));
+}
+
+/*
+ * Drops a copy of @chunk: the last one frees the chunk, after a grace
+ * period when lockless readers may still be on one of its copies.
+ */
+static void user_event_chunk_put(struct user_event_enabler_chunk *chunk,
+				 bool readers)
+{
+	if (!atomic_dec_and_test(&chunk->live))
+		return;
+
+	if (readers)
+		kfree_rcu(chunk, rcu);
+	else
+		kfree(chunk);
+}
+
+/* Frees an enabler that nobody can reach, lockless readers included */
+static void user_event_enabler_release(struct user_event_enabler *enabler)
+{
+	if (user_event_enabler_in_chunk(enabler))
+		user_event_chunk_put(enabler->chunk, false);
+	else
+		kmem_cache_free(user_event_enabler_cache, enabler);
+}
+
 /* Frees an unlinked enabler: its reference at once, its memory after RCU */
 static void user_event_enabler_free(struct user_event_enabler *enabler)
 {
 	user_event_put(enabler->event);
-	call_rcu(&enabler->rcu, user_event_enabler_free_rcu);
+	if (!user_event_enabler_in_chunk(enabler))
+		call_rcu(&enabler->rcu, user_event_enabler_free_rcu);
+	else
+		user_event_chunk_put(enabler->chunk, true);
 }
 
 static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
@@ -2244,7 +2314,7 @@ static void user_event_mm_attach(struct user_event_mm *uem)
 	set_bit(USER_EVENT_MM_ATTACHED, &uem->flags);
 }
 
-/* Enablers a fork allocates, or an exit frees, at a time */
+/* Enablers an exit frees at a time */
 #define USER_EVENT_ENABLER_BATCH 16
 
 /* Takes @count references of @user, which the caller holds one of */
@@ -2298,9 +2368,20 @@ static void user_event_mm_free_work(struct work_struct *work)
 		container_of(to_rcu_work(work), struct user_event_mm, free_work);
 	struct user_event_enabler *enabler, *next;
 	void *batch[USER_EVENT_ENABLER_BATCH];
-	unsigned int n = 0;
+	unsigned int n = 0, copies = 0;
 
+	/*
+	 * Only the last copy of a chunk frees it: no enabler still on the
+	 * list, @next included, goes with it.
+	 */
 	list_for_each_entry_safe(enabler, next, &uem->enablers, mm_link) {
+		if (user_event_enabler_in_chunk(enabler)) {
+			user_event_enabler_release(enabler);
+			if (!(++copies % USER_EVENT_CHUNK_ENABLERS))
+				cond_resched();
+			continue;
+		}
+
 		batch[n++] = enabler;
 		if (n == ARRAY_SIZE(batch)) {
 			kmem_cache_free_bulk(user_event_enabler_cache, n, batch);
@@ -2383,17 +2464,50 @@ user_event_mm_copy_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 }
 
 /*
+ * A chunk for at most @want copies; @avail gets how many it has room for.
+ * The last chunk of a fork is only as big as the copies left need.
+ */
+static struct user_event_enabler_chunk *
+user_event_chunk_alloc(unsigned int want, unsigned int *avail)
+{
+	struct user_event_enabler_chunk *chunk;
+	unsigned int n = clamp_t(unsigned int, want, 1,
+				 USER_EVENT_CHUNK_ENABLERS);
+
+	chunk = kmalloc(struct_size(chunk, enablers, n), GFP_KERNEL_ACCOUNT);
+	if (!chunk)
+		return NULL;
+
+	atomic_set(&chunk->live, 0);
+	*avail = n;
+
+	return chunk;
+}
+
+/* Drops the copies of a fork that failed; nobody has seen them */
+static void user_event_mm_copy_undo(struct user_event_mm *uem)
+{
+	struct user_event_enabler *copy, *next;
+
+	user_event_put_enablers(&uem->enablers);
+	list_for_each_entry_safe(copy, next, &uem->enablers, mm_link)
+		user_event_enabler_release(copy);
+	INIT_LIST_HEAD(&uem->enablers);
+	uem->count = 0;
+}
+
+/*
  * Copies the enablers of the parent, whose lock the caller holds, each
- * with its own event reference.
+ * with its own event reference, into chunks.
  */
 static int user_event_mm_copy(struct user_event_mm *uem,
 			      struct user_event_mm *parent)
 {
-	struct user_event_enabler *enabler, *copy, *next;
-	void *batch[USER_EVENT_ENABLER_BATCH];
+	struct user_event_enabler *enabler, *copy, *slot = NULL;
+	struct user_event_enabler_chunk *chunk = NULL;
 	struct vm_area_struct *vma = NULL;
 	struct user_event *run_event = NULL;
-	unsigned int run = 0, avail = 0;
+	unsigned int run = 0, avail = 0, left = parent->count;
 	int ret = 0;
 
 	lockdep_assert_held(&parent->lock);
@@ -2401,22 +2515,23 @@ static int user_event_mm_copy(struct user_event_mm *uem,
 	/* Nobody else knows the child yet */
 	mmap_read_lock(uem->mm);
 	list_for_each_entry(enabler, &parent->enablers, mm_link) {
+		left--;
 		vma = user_event_mm_copy_vma(uem->mm, vma, enabler->addr);
 		if (!vma)
 			continue;
 
-		/* Fork cost matters: allocate in bulk, not one by one */
+		/* A chunk is allocated for a copy: none is left empty */
 		if (!avail) {
-			avail = kmem_cache_alloc_bulk(user_event_enabler_cache,
-						      GFP_KERNEL_ACCOUNT,
-						      ARRAY_SIZE(batch), batch);
-			if (!avail) {
+			chunk = user_event_chunk_alloc(left + 1, &avail);
+			if (!chunk) {
 				ret = -ENOMEM;
 				break;
 			}
+			slot = chunk->enablers;
 			cond_resched();
 		}
-		copy = batch[--avail];
+		copy = slot++;
+		avail--;
 
 		/*
 		 * The parent's enablers hold their events while its lock is
@@ -2433,29 +2548,27 @@ static int user_event_mm_copy(struct user_event_mm *uem,
 		copy->event = enabler->event;
 		copy->addr = enabler->addr;
 		copy->values = READ_ONCE(enabler->values) & ENABLE_VAL_DUP_MASK;
+		copy->values |= BIT(ENABLE_VAL_CHUNK_BIT);
 		if (vma->vm_flags & VM_WIPEONFORK)
 			copy->values |= BIT(ENABLE_VAL_DIRTY_BIT);
+		copy->chunk = chunk;
+		atomic_inc(&chunk->live);
 		list_add_tail(&copy->mm_link, &uem->enablers);
 		uem->count++;
 	}
 	user_event_get_many(run_event, run);
 	mmap_read_unlock(uem->mm);
 
-	if (avail)
-		kmem_cache_free_bulk(user_event_enabler_cache, avail, batch);
-
-	if (ret) {
-		user_event_put_enablers(&uem->enablers);
-		list_for_each_entry_safe(copy, next, &uem->enablers, mm_link)
-			kmem_cache_free(user_event_enabler_cache, copy);
-		INIT_LIST_HEAD(&uem->enablers);
-		uem->count = 0;
-	}
+	if (ret)
+		user_event_mm_copy_undo(uem);
 
 	return ret;
 }
 
-/* Makes the copies of a fork findable by address and bit */
+/*
+ * Makes the copies of a fork findable by address and bit; the process's
+ * lock held
+ */
 static void user_event_mm_hash_all(struct user_event_mm *uem)
 {
 	struct user_event_enabler *enabler;
@@ -2475,6 +2588,58 @@ static void user_event_mm_hash_all(struct user_event_mm *uem)
 	spin_unlock(&user_event_enabler_table_lock);
 }
 
+/* Takes every enabler of a process out of the enabler table */
+static void user_event_mm_unhash_all(struct user_event_mm *uem)
+{
+	struct user_event_enabler *enabler;
+	unsigned int n = 0;
+
+	spin_lock(&user_event_enabler_table_lock);
+	list_for_each_entry(enabler, &uem->enablers, mm_link) {
+		hash_del_rcu(&enabler->hash_link);
+		if (++n % 256)
+			continue;
+
+		/* Other processes register meanwhile */
+		spin_unlock(&user_event_enabler_table_lock);
+		cond_resched();
+		spin_lock(&user_event_enabler_table_lock);
+	}
+	spin_unlock(&user_event_enabler_table_lock);
+}
+
+/*
+ * The copies a fork gave a process go into the enabler table only when
+ * the process first looks one up: a child that calls execve() or exits
+ * first, the common case, never needs them there. Until then the table
+ * has no enabler of the process at all. Lock held.
+ */
+static void user_event_mm_hash_copies_locked(struct user_event_mm *uem)
+{
+	lockdep_assert_held(&uem->lock);
+
+	if (!test_bit(USER_EVENT_MM_UNHASHED, &uem->flags))
+		return;
+
+	user_event_mm_hash_all(uem);
+	/* Pairs with test_bit_acquire() in user_event_mm_hash_copies() */
+	clear_bit_unlock(USER_EVENT_MM_UNHASHED, &uem->flags);
+}
+
+/* user_event_mm_hash_copies_locked() for a caller without the lock */
+static int user_event_mm_hash_copies(struct user_event_mm *uem)
+{
+	if (!test_bit_acquire(USER_EVENT_MM_UNHASHED, &uem->flags))
+		return 0;
+
+	if (mutex_lock_killable(&uem->lock))
+		return -EINTR;
+	user_event_mm_hash_copies_locked(uem);
+	mutex_unlock(&uem->lock);
+
+	return 0;
+}
+
 /**
  * user_events_dup_mm - Copy the enablers of a process to its fork child
  * @oldmm: The parent's mm
@@ -2483,7 +2648,8 @@ static void user_event_mm_hash_all(struct user_event_mm *uem)
  *
  * Ends what user_events_dup_mm_prepare() began, also when dup_mmap()
  * failed. The child gets the same addresses and bits, each with its own
- * event reference. Its memory holds the parent's bits, except where a
+ * event reference; they go into the enabler table on its first lookup
+ * (USER_EVENT_MM_UNHASHED). Its memory holds the parent's bits, except where a
  * tracer changed an event while the memory was copied: then the child's
  * worker writes every bit again. A failure of the fork after this is
  * cleaned up by the mmput() of @mm.
@@ -2517,7 +2683,8 @@ int user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm, int err)
 	if (err)
 		return err;
 
-	user_event_mm_hash_all(uem);
+	if (uem->count)
+		set_bit(USER_EVENT_MM_UNHASHED, &uem->flags);
 	user_event_mm_attach(uem);
 
 	/*
@@ -2583,8 +2750,6 @@ void user_events_mm_leave(struct mm_struct *mm)
 void user_events_mm_release(struct mm_struct *mm)
 {
 	struct user_event_mm *uem = mm->user_event_mm;
-	struct user_event_enabler *enabler;
-	unsigned int n = 0;
 
 	if (!uem)
 		return;
@@ -2598,19 +2763,14 @@ void user_events_mm_release(struct mm_struct *mm)
 		spin_lock(&user_event_mms_lock);
 		list_del_rcu(&uem->mms_link);
 		spin_unlock(&user_event_mms_lock);
-
-		/* Nobody adds or removes enablers of an mm without users */
-		spin_lock(&user_event_enabler_table_lock);
-		list_for_each_entry(enabler, &uem->enablers, mm_link) {
-			hash_del_rcu(&enabler->hash_link);
-			if (++n % 256)
-				continue;
-			spin_unlock(&user_event_enabler_table_lock);
-			cond_resched();
-			spin_lock(&user_event_enabler_table_lock);
-		}
-		spin_unlock(&user_event_enabler_table_lock);
 	}
+
+	/*
+	 * Nobody adds, removes or hashes enablers of an mm without users:
+	 * that takes an ioctl of one of its tasks.
+	 */
+	if (!test_bit(USER_EVENT_MM_UNHASHED, &uem->flags))
+		user_event_mm_unhash_all(uem);
 
 	user_event_put_enablers(&uem->enablers);
 
@@ -2721,6 +2881,7 @@ static int user_event_enabler_create(struct user_reg *reg,
 		goto free;
 
 	/* Another thread may have taken the address and bit meanwhile */
+	user_event_mm_hash_copies_locked(uem);
 	ret = -EADDRINUSE;
 	if (user_event_mm_find(uem, addr, bit))
 		goto unlock;
@@ -2780,6 +2941,7 @@ static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
 	if (ret)
 		return ret;
 
+	user_event_mm_hash_copies_locked(uem);
 	enabler = user_event_mm_find(uem, addr, bit);
 	if (!enabler) {
 		ret = -ENOENT;
@@ -3555,6 +3717,10 @@ static long user_events_ioctl_reg(struct user_event_file_info *info,
 	uem = user_event_mm_get_current();
 	if (!uem)
 		return -ENOMEM;
+
+	ret = user_event_mm_hash_copies(uem);
+	if (ret)
+		return ret;
 
 	if (user_event_mm_find(uem, reg.enable_addr, reg.enable_bit))
 		return -EADDRINUSE;

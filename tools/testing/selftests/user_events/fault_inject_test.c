@@ -75,14 +75,18 @@ static const char * const fi_events[] = {
 	EV_PERF, EV_FORK, EV_EXEC,
 };
 
-/* Enablers of the fork sweep: three of the kernel's copy batches */
-#define FORK_ENABLERS	48
+/*
+ * Enablers of the fork sweep: the kernel copies them in chunks of 4 KiB,
+ * and 120 take three chunks on 64-bit kernels, two on 32-bit ones.
+ */
+#define FORK_ENABLERS	120
 #define EXEC_ENABLERS	8
 
 /* The words of the enable bits, one page, index per operation */
 enum {
 	W_NEW, W_OLD_HOLD, W_OLD, W_MULTI, W_UNREG_HOLD, W_UNREG, W_WRITE,
-	W_FT, W_PERF, W_PWRITE, W_FORK, W_FORK2 = W_FORK + 1, W_EXEC,
+	W_FT, W_PERF, W_PWRITE, W_FORK,
+	W_FORK_LAST = W_FORK + (FORK_ENABLERS - 1) / 32, W_EXEC,
 };
 
 /*

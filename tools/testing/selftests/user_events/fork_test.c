@@ -10,6 +10,9 @@
  * - a process forks on one thread while another registers and
  *   unregisters: no child sees anything but its own copies, and once
  *   they are gone nothing of them holds the event;
+ * - a child and a grandchild unregister the copies they got out of
+ *   order: the bits left follow the event, and once the processes are
+ *   gone nothing of the copies holds the event;
  * - execve drops the process' enablers: the event reference goes at
  *   once, the new image's memory at the old address is never written.
  *
@@ -364,6 +367,202 @@ TEST_F_TIMEOUT(fork, fork_while_unregistering, 300) {
 	close(self->data_fd);
 	self->data_fd = -1;
 	ASSERT_EQ(0, ue_del(EVENT_P)) {
+		TH_LOG("DIAG_IOCSDEL: %s", strerror(errno));
+	}
+}
+
+/*
+ * A fork's copies, unregistered out of order. Enablers NR_COPIED, over
+ * several of the kernel's 4 KiB chunks of fork copies (a chunk goes with
+ * the last copy in it). The child forks a first grandchild, which finds
+ * its copies of copies. The child then finds that a copy holds an address
+ * and bit, unregisters all of the first COPIED_HEAD copies and every
+ * third of the rest, registers a bit of its own, then forks a grandchild
+ * that unregisters all the copies it got; the exits free the rest. After each
+ * step every bit still registered follows the event at once (each
+ * process wrote its pages first, so that none is copy-on-write), no other
+ * bit does, and in the end nothing of the copies holds the event.
+ */
+#define NR_COPIED	160
+#define COPIED_HEAD	70
+#define COPIED_WORDS	(NR_COPIED / 32)
+
+static bool copy_dropped(int i)
+{
+	return i < COPIED_HEAD || i % 3 == 0;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE	23
+#endif
+
+/*
+ * Make the page of @words private and writable again after a fork: the
+ * kernel writes a bit at once only to a page that is.
+ */
+static int copies_unshare(int *words)
+{
+	return madvise(words, getpagesize(), MADV_POPULATE_WRITE);
+}
+
+/* Bits that are not @state for a kept enabler or not 0 for a dropped one */
+static int copies_wrong(int *words, int state, bool dropped_too)
+{
+	int i, bit, want, bad = 0;
+
+	for (i = 0; i < NR_COPIED; i++) {
+		bit = (ue_load(&words[i / 32]) >> (i % 32)) & 1;
+		want = dropped_too || !copy_dropped(i) ? state : 0;
+		bad += bit != want;
+	}
+
+	return bad;
+}
+
+/*
+ * The parent's bits after the fork: its pages were copy-on-write while
+ * the child toggled the event, which leaves the writes to the parent's
+ * fault worker. Wait for them, bounded by UE_FAULT_MS.
+ */
+static bool copies_converge(int *words, int state)
+{
+	long start = ue_now_ms();
+
+	while (copies_wrong(words, state, true)) {
+		if (ue_now_ms() - start > UE_FAULT_MS)
+			return false;
+		ue_sleep_ms(1);
+	}
+
+	return true;
+}
+
+/* The grandchild: its copies are the child's kept ones; it drops them */
+static int copies_grandchild(int fd, int *words)
+{
+	int i, ret;
+
+	if (copies_unshare(words) || copies_wrong(words, 1, false))
+		return 20;
+	for (i = 0; i < NR_COPIED; i++) {
+		ret = ue_unreg_fd(fd, &words[i / 32], i % 32);
+		if (copy_dropped(i) ? ret != -1 || errno != ENOENT : ret)
+			return 21;
+	}
+
+	return copies_wrong(words, 0, true) ? 22 : 0;
+}
+
+/* Copies of copies, before the child looked one up: they are found */
+static int copies_early_grandchild(int fd, int *words)
+{
+	if (copies_unshare(words))
+		return 30;
+	if (ue_reg_fd(fd, EVENT_CMD, &words[2], 3, 4, 0, NULL) != -1 ||
+	    errno != EADDRINUSE)
+		return 31;
+	if (ue_unreg_fd(fd, &words[4], 31))
+		return 32;
+
+	return 0;
+}
+
+/* The bit of the child's own registration, beside the copies */
+static int own_bit(int *words)
+{
+	return ue_load(&words[COPIED_WORDS]) & 1;
+}
+
+static int copies_child(int fd, int *words)
+{
+	int i, ret;
+	pid_t pid;
+
+	/* A fork before the child looked anything up */
+	pid = fork();
+	if (pid < 0)
+		return 7;
+	if (pid == 0)
+		_exit(copies_early_grandchild(fd, words));
+	ret = ue_wait_child(pid);
+	if (ret)
+		return ret;
+
+	if (copies_unshare(words))
+		return 8;
+
+	/*
+	 * Its first lookup: a copy holds the address and bit, which is
+	 * checked before the command (invalid here) is read
+	 */
+	if (ue_reg_fd(fd, EVENT ":x u32 a", &words[0], 1, 4, 0, NULL) != -1 ||
+	    errno != EADDRINUSE)
+		return 9;
+
+	for (i = 0; i < NR_COPIED; i++) {
+		if (copy_dropped(i) && ue_unreg_fd(fd, &words[i / 32], i % 32))
+			return 10;
+	}
+	if (ue_reg_fd(fd, EVENT_CMD, &words[COPIED_WORDS], 0, 4, 0, NULL))
+		return 15;
+	if (ue_enable(EVENT, 1) || copies_wrong(words, 1, false) ||
+	    !own_bit(words))
+		return 11;
+
+	pid = fork();
+	if (pid < 0)
+		return 12;
+	if (pid == 0)
+		_exit(copies_grandchild(fd, words));
+	ret = ue_wait_child(pid);
+	if (ret)
+		return ret;
+
+	/* The grandchild's unregisters took nothing of this process */
+	if (copies_unshare(words))
+		return 16;
+	if (ue_enable(EVENT, 0) || copies_wrong(words, 0, false) ||
+	    own_bit(words))
+		return 13;
+	if (ue_enable(EVENT, 1) || copies_wrong(words, 1, false) ||
+	    !own_bit(words))
+		return 14;
+
+	return 0;
+}
+
+TEST_F(fork, copies_unregistered_out_of_order) {
+	int i, ret;
+	pid_t pid;
+
+	for (i = 0; i < NR_COPIED; i++)
+		ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD,
+				       &self->words[i / 32], i % 32, 4, 0,
+				       NULL));
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0)
+		_exit(copies_child(self->data_fd, self->words));
+	ret = ue_wait_child(pid);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("child (1x) or grandchild (2x, 3x) failed at step %d%s", ret,
+		       ret == 128 ? " (killed)" : "");
+	}
+
+	/* The child left the event enabled; the parent kept all its bits */
+	ASSERT_EQ(0, copies_unshare(self->words));
+	ASSERT_TRUE(copies_converge(self->words, 1));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_TRUE(copies_converge(self->words, 0));
+	for (i = 0; i < NR_COPIED; i++)
+		ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->words[i / 32],
+					 i % 32));
+	close(self->data_fd);
+	self->data_fd = -1;
+
+	/* No copy, dropped or exited, still holds the event */
+	ASSERT_TRUE(ue_del_unreferenced(EVENT)) {
 		TH_LOG("DIAG_IOCSDEL: %s", strerror(errno));
 	}
 }
