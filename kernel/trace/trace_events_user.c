@@ -660,6 +660,21 @@ static int user_field_set_type(struct user_field *field)
 	field->is_signed = type[0] != 'u';
 	field->is_char = strstr(type, "char");
 
+	/*
+	 * The plain types first, the common ones: none of them is a
+	 * location, a struct or an array, which the checks below find.
+	 */
+	for (i = 0; i < ARRAY_SIZE(user_field_types); i++) {
+		if (strcmp(type, user_field_types[i].type))
+			continue;
+
+		field->kind = USER_FIELD_PLAIN;
+		field->size = user_field_types[i].size;
+		field->is_signed = user_field_types[i].is_signed;
+		field->fmt = user_field_types[i].fmt;
+		return 0;
+	}
+
 	if (str_has_prefix(type, "__data_loc ") ||
 	    str_has_prefix(type, "__rel_loc ")) {
 		field->kind = type[2] == 'd' ? USER_FIELD_DATA_LOC :
@@ -689,17 +704,6 @@ static int user_field_set_type(struct user_field *field)
 		field->kind = USER_FIELD_STRING;
 		field->size = field->len;
 		field->fmt = "%s";
-		return 0;
-	}
-
-	for (i = 0; i < ARRAY_SIZE(user_field_types); i++) {
-		if (strcmp(type, user_field_types[i].type))
-			continue;
-
-		field->kind = USER_FIELD_PLAIN;
-		field->size = user_field_types[i].size;
-		field->is_signed = user_field_types[i].is_signed;
-		field->fmt = user_field_types[i].fmt;
 		return 0;
 	}
 
@@ -794,6 +798,40 @@ static int user_field_parse(char **tok, int n, struct user_field *field,
 	return 0;
 }
 
+/*
+ * Cuts the field at @*pos into its words: every ';', space and tab up to
+ * the end of the field becomes a NUL, and @*pos moves past the field's
+ * ';', or to NULL after the last field. Returns the number of words, or
+ * -1 with @*extra at a word past MAX_FIELD_TOKENS: the field is then cut
+ * only up to that word, and the caller must stop.
+ */
+static int user_field_split(char **pos, char **tok, char **extra)
+{
+	bool in_word = false;
+	char *p = *pos;
+	int n = 0;
+
+	for (;; p++) {
+		if (*p == ';' || !*p) {
+			*pos = *p ? p + 1 : NULL;
+			*p = '\0';
+			return n;
+		}
+
+		if (user_field_is_space(*p)) {
+			*p = '\0';
+			in_word = false;
+		} else if (!in_word) {
+			in_word = true;
+			if (n == MAX_FIELD_TOKENS) {
+				*extra = p;
+				return -1;
+			}
+			tok[n++] = p;
+		}
+	}
+}
+
 /**
  * user_fields_free - Free what user_fields_parse() allocated
  * @desc: Parsed fields, zeroed on return
@@ -819,7 +857,7 @@ static void user_fields_free(struct user_fields *desc)
 static int user_fields_parse(const char *args, struct user_fields *desc,
 			     struct user_event_err *err)
 {
-	char *cur, *field, *tok[MAX_FIELD_TOKENS], *p, *types;
+	char *cur, *tok[MAX_FIELD_TOKENS], *p, *types;
 	u32 offset = sizeof(struct trace_entry);
 	int ret, n, max = 0;
 	bool empty = true;
@@ -852,20 +890,14 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 	types = desc->buf + len;
 
 	cur = desc->buf;
-	while ((field = strsep(&cur, ";"))) {
+	while (cur) {
 		struct user_field *f = &desc->fields[desc->count];
 
-		n = 0;
-		while ((p = strsep(&field, " \t"))) {
-			if (!*p)
-				continue;
-			if (n == MAX_FIELD_TOKENS) {
-				ret = user_event_err(err,
-						     USER_EVENT_ERR_FIELD_WORDS,
-						     desc->buf, p);
-				goto fail;
-			}
-			tok[n++] = p;
+		n = user_field_split(&cur, tok, &p);
+		if (n < 0) {
+			ret = user_event_err(err, USER_EVENT_ERR_FIELD_WORDS,
+					     desc->buf, p);
+			goto fail;
 		}
 
 		if (!n)
@@ -897,15 +929,20 @@ fail:
  * Appends @str to @buf, of @len bytes, at @pos as far as it fits, NUL
  * terminated, and returns the position after the whole of @str: a first
  * pass with @len 0 measures, as with snprintf(), but without its cost.
+ * Inlined, the length and the copy of a string literal cost next to
+ * nothing.
  */
-static int user_fields_cat(char *buf, int len, int pos, const char *str)
+static __always_inline int user_fields_cat(char *buf, int len, int pos,
+					   const char *str)
 {
-	int n = strlen(str), room;
+	int n = strlen(str);
 
-	if (pos < len) {
-		room = min(n, len - pos - 1);
-		memcpy(buf + pos, str, room);
-		buf[pos + room] = '\0';
+	if (pos + n < len) {
+		memcpy(buf + pos, str, n);
+		buf[pos + n] = '\0';
+	} else if (pos < len) {
+		memcpy(buf + pos, str, len - pos - 1);
+		buf[len - 1] = '\0';
 	}
 
 	return pos + n;
@@ -1225,12 +1262,28 @@ static void user_event_release_mem(struct user_event *user)
 	kvfree(user);
 }
 
-/* Events are owned by root whoever registered them first */
+static int user_event_call_add_remove(struct user_event *user, bool visible)
+{
+	if (visible)
+		return trace_add_event_call(&user->call);
+
+	return trace_remove_event_call(&user->call);
+}
+
+/*
+ * Events belong to root whoever registered them first. Adding and
+ * removing the files of an event looks names up in tracefs directories
+ * that only root may search: that runs with fsuid root.
+ */
 static int user_event_set_call_visible(struct user_event *user, bool visible)
 {
 	const struct cred *old_cred;
 	struct cred *cred;
 	int ret;
+
+	/* Nothing to override for a caller that is root already */
+	if (uid_eq(current_fsuid(), GLOBAL_ROOT_UID))
+		return user_event_call_add_remove(user, visible);
 
 	cred = prepare_creds();
 	if (!cred)
@@ -1238,12 +1291,7 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
 
 	cred->fsuid = GLOBAL_ROOT_UID;
 	old_cred = override_creds(cred);
-
-	if (visible)
-		ret = trace_add_event_call(&user->call);
-	else
-		ret = trace_remove_event_call(&user->call);
-
+	ret = user_event_call_add_remove(user, visible);
 	revert_creds(old_cred);
 	put_cred(cred);
 

@@ -203,6 +203,53 @@ static void user_field_reject_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, desc->fields);
 }
 
+/* Where and why a field list is refused: error_log's caret and text */
+struct user_err_case {
+	const char *args;
+	u8 type;
+	u16 pos;
+};
+
+static const struct user_err_case user_err_cases[] = {
+	{ "u32 a; unsigned int b c d", USER_EVENT_ERR_FIELD_WORDS, 24 },
+	{ "u32\ta;;\tunsigned  int b\tc d e", USER_EVENT_ERR_FIELD_WORDS, 26 },
+	{ " ;u32 a b", USER_EVENT_ERR_FIELD_SIZE, 8 },
+	{ "u32 a;\tbogus b", USER_EVENT_ERR_FIELD_TYPE, 7 },
+	{ "u32 a ; u32", USER_EVENT_ERR_FIELD_NO_NAME, 8 },
+	{ "u32 a;u32 1a", USER_EVENT_ERR_FIELD_NAME, 10 },
+	{ "char[0] s", USER_EVENT_ERR_ARRAY_SIZE, 0 },
+	{ "u32 a; struct x b 0", USER_EVENT_ERR_STRUCT_SIZE, 18 },
+	{ "struct x b 0 1", USER_EVENT_ERR_FIELD_WORDS, 13 },
+	{ "u32 a b c d e;", USER_EVENT_ERR_FIELD_WORDS, 10 },
+	{ "\t u32 a b c d", USER_EVENT_ERR_FIELD_WORDS, 12 },
+	{ "__data_loc unsigned char[] s x", USER_EVENT_ERR_FIELD_WORDS, 29 },
+	{ "u32 a;unsigned", USER_EVENT_ERR_FIELD_TYPE, 6 },
+	{ ";; ;\tu32", USER_EVENT_ERR_FIELD_NO_NAME, 5 },
+	{ "struct x b", USER_EVENT_ERR_STRUCT_SIZE, 9 },
+	{ "__data_loc char[] s 1", USER_EVENT_ERR_FIELD_SIZE, 20 },
+};
+
+static void user_err_case_desc(const struct user_err_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\"", c->args);
+}
+
+KUNIT_ARRAY_PARAM(user_err, user_err_cases, user_err_case_desc);
+
+static void user_field_err_test(struct kunit *test)
+{
+	const struct user_err_case *c = test->param_value;
+	struct user_event_err err = {};
+	struct user_fields desc;
+	int ret;
+
+	ret = user_fields_parse(c->args, &desc, &err);
+	user_fields_free(&desc);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.type, c->type);
+	KUNIT_EXPECT_EQ(test, err.pos, c->pos);
+}
+
 /*
  * The largest static size an event may have: the largest payload any
  * tracer of this kernel records. ftrace keeps a record (8-byte header
@@ -488,6 +535,7 @@ static void user_argv_canon_test(struct kunit *test)
 static struct kunit_case user_events_parse_cases[] = {
 	KUNIT_CASE_PARAM(user_field_parse_test, user_type_gen_params),
 	KUNIT_CASE_PARAM(user_field_reject_test, user_reject_gen_params),
+	KUNIT_CASE_PARAM(user_field_err_test, user_err_gen_params),
 	KUNIT_CASE_PARAM(user_fields_static_size_test,
 			 user_static_gen_params),
 	KUNIT_CASE_PARAM(user_canon_space_test, user_space_gen_params),
