@@ -1234,7 +1234,9 @@ static void *user_event_build_fields(struct user_event *user, void *mem)
 		field->offset = f->offset;
 		field->size = f->size;
 		field->is_signed = f->is_signed;
-		field->filter_type = filter_assign_type(f->type);
+		/* A plain type is never one of the filter's strings */
+		field->filter_type = f->kind == USER_FIELD_PLAIN ?
+				     FILTER_OTHER : filter_assign_type(f->type);
 		field->len = f->len;
 		list_add(&field->link, &user->fields);
 	}
