@@ -90,11 +90,19 @@ prof_filters()
 	for o in "${PROF_OBJS[@]:1}"; do
 		nm --defined-only "$prof/$o" | awk '$2 ~ /^[tT]$/ { print $3 }'
 	done | sort -u > "$dir/core.txt"
+	nm -u "$prof/kernel/trace/trace_events_user.o" | awk '{ print $2 }' |
+		sort -u > "$dir/calls.txt"
 	{
-		cat "$dir/filter-ours.txt" "$dir/core.txt"
-		nm -u "$prof/kernel/trace/trace_events_user.o" | awk '{ print $2 }'
+		cat "$dir/filter-ours.txt" "$dir/core.txt" "$dir/calls.txt"
 		printf '%s\n' tracing_mark_raw_write
 	} | sort -u > "$dir/filter-all.txt"
+	# The split of a registration between ours and the core: only our
+	# ioctl and the core functions it calls directly are traced, so that
+	# the hooks of the hundred calls below them are not subtracted
+	{
+		printf '%s\n' user_events_ioctl
+		comm -12 "$dir/core.txt" "$dir/calls.txt"
+	} | sort -u > "$dir/filter-split.txt"
 }
 
 export UE_CMDLINE=${UE_CMDLINE-quiet}

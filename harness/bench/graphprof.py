@@ -188,7 +188,8 @@ def summarize(iters, E, H, classes, core_depth=3):
     """Medians over the iterations of where the instructions go.
 
     "ours": instructions inside the outermost user_events calls, split
-    into "self" (user_events' own code), "core" {core function called by
+    into "self" (user_events' own code), "own" (all but the core
+    functions, per iteration), "core" {core function called by
     user_events: instructions} and "helpers" {group: instructions}; our
     callbacks inside a core call count as ours.  "funcs" {our function:
     (calls, own instructions)}; "core_tree" {path of core calls up to
@@ -233,6 +234,7 @@ def summarize(iters, E, H, classes, core_depth=3):
         for o in _outermost(it["roots"], classes):
             d["ours"] += o.cost
             visit(o, False, "")
+        d["own"] = d["ours"] - sum(d["core"].values())
         per.append(d)
 
     def mflat(key):
@@ -245,6 +247,7 @@ def summarize(iters, E, H, classes, core_depth=3):
                     med(p[key].get(n, (0, 0.0))[1] for p in per)) for n in names}
 
     return {"ours": med(p["ours"] for p in per), "self": med(p["self"] for p in per),
+            "own": med(p["own"] for p in per),
             "core": mflat("core"), "helpers": mflat("helpers"),
             "funcs": mpair("funcs"), "core_tree": mpair("core_tree"),
             "calls": med(ncalls(it) for it in iters), "iterations": len(iters)}

@@ -1378,6 +1378,8 @@ static const struct profile profiles[] = {
 	{ "reg", "all", false, prof_reg_setup, prof_reg_op, NULL, prof_close },
 	{ "regmem", "all", true, prof_reg_setup, prof_reg_op, NULL,
 	  prof_close },
+	{ "regsplit", "split", false, prof_reg_setup, prof_reg_op, NULL,
+	  prof_close },
 	{ "same", "all", false, prof_reg_setup, prof_same_op, NULL,
 	  prof_close },
 	{ "samemem", "all", true, prof_reg_setup, prof_same_op, NULL,
