@@ -2616,37 +2616,21 @@ static int user_event_mm_copy(struct user_event_mm *uem,
 }
 
 /*
- * Makes the copies of a fork findable by address and bit; the process's
- * lock held
+ * Adds every enabler of a process to the enabler table, or takes every
+ * one out: for the copies of a fork on the first lookup (the process's
+ * lock held), and when the process is gone.
  */
-static void user_event_mm_hash_all(struct user_event_mm *uem)
+static void user_event_mm_hash_all(struct user_event_mm *uem, bool add)
 {
 	struct user_event_enabler *enabler;
 	unsigned int n = 0;
 
 	spin_lock(&user_event_enabler_table_lock);
 	list_for_each_entry(enabler, &uem->enablers, mm_link) {
-		user_event_enabler_hash(enabler);
-		if (++n % 256)
-			continue;
-
-		/* Other processes register meanwhile */
-		spin_unlock(&user_event_enabler_table_lock);
-		cond_resched();
-		spin_lock(&user_event_enabler_table_lock);
-	}
-	spin_unlock(&user_event_enabler_table_lock);
-}
-
-/* Takes every enabler of a process out of the enabler table */
-static void user_event_mm_unhash_all(struct user_event_mm *uem)
-{
-	struct user_event_enabler *enabler;
-	unsigned int n = 0;
-
-	spin_lock(&user_event_enabler_table_lock);
-	list_for_each_entry(enabler, &uem->enablers, mm_link) {
-		hash_del_rcu(&enabler->hash_link);
+		if (add)
+			user_event_enabler_hash(enabler);
+		else
+			hash_del_rcu(&enabler->hash_link);
 		if (++n % 256)
 			continue;
 
@@ -2671,7 +2655,7 @@ static void user_event_mm_hash_copies_locked(struct user_event_mm *uem)
 	if (!test_bit(USER_EVENT_MM_UNHASHED, &uem->flags))
 		return;
 
-	user_event_mm_hash_all(uem);
+	user_event_mm_hash_all(uem, true);
 	/* Pairs with test_bit_acquire() in user_event_mm_hash_copies() */
 	clear_bit_unlock(USER_EVENT_MM_UNHASHED, &uem->flags);
 }
@@ -2699,9 +2683,9 @@ static int user_event_mm_hash_copies(struct user_event_mm *uem)
  * Ends what user_events_dup_mm_prepare() began, also when dup_mmap()
  * failed. The child gets the same addresses and bits, each with its own
  * event reference; they go into the enabler table on its first lookup
- * (USER_EVENT_MM_UNHASHED). Its memory holds the parent's bits, except where a
- * tracer changed an event while the memory was copied: then the child's
- * worker writes every bit again. A failure of the fork after this is
+ * (USER_EVENT_MM_UNHASHED). Its memory holds the parent's bits, except
+ * where a tracer changed an event while the memory was copied: then the
+ * child's worker writes every bit again. A failure of the fork after this is
  * cleaned up by the mmput() of @mm.
  *
  * Return: @err, or -ENOMEM.
@@ -2820,7 +2804,7 @@ void user_events_mm_release(struct mm_struct *mm)
 	 * that takes an ioctl of one of its tasks.
 	 */
 	if (!test_bit(USER_EVENT_MM_UNHASHED, &uem->flags))
-		user_event_mm_unhash_all(uem);
+		user_event_mm_hash_all(uem, false);
 
 	user_event_put_enablers(&uem->enablers);
 

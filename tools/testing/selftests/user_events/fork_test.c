@@ -473,18 +473,26 @@ static int own_bit(int *words)
 	return ue_load(&words[COPIED_WORDS]) & 1;
 }
 
+/* Runs @fn in a child of its own: its exit status, or @err if no fork */
+static int copies_in_child(int (*fn)(int, int *), int fd, int *words,
+			   int err)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return err;
+	if (pid == 0)
+		_exit(fn(fd, words));
+
+	return ue_wait_child(pid);
+}
+
 static int copies_child(int fd, int *words)
 {
 	int i, ret;
-	pid_t pid;
 
 	/* A fork before the child looked anything up */
-	pid = fork();
-	if (pid < 0)
-		return 7;
-	if (pid == 0)
-		_exit(copies_early_grandchild(fd, words));
-	ret = ue_wait_child(pid);
+	ret = copies_in_child(copies_early_grandchild, fd, words, 7);
 	if (ret)
 		return ret;
 
@@ -509,12 +517,7 @@ static int copies_child(int fd, int *words)
 	    !own_bit(words))
 		return 11;
 
-	pid = fork();
-	if (pid < 0)
-		return 12;
-	if (pid == 0)
-		_exit(copies_grandchild(fd, words));
-	ret = ue_wait_child(pid);
+	ret = copies_in_child(copies_grandchild, fd, words, 12);
 	if (ret)
 		return ret;
 
