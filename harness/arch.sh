@@ -221,7 +221,7 @@ run()
 	rm -rf "$res"
 	mkdir -p "$res"
 	res=$(cd "$res" && pwd)
-	cmdline="console=$console panic=-1 UE_ARCH_NAME=$name"
+	cmdline="console=$console panic=-1 UE_ARCH_NAME=$name tp_printk tp_printk_stop_on_boot"
 	[ "$karch" = i386 ] && cmdline+=" pci=noacpi"
 	for v in UE_T UE_TIMEOUT_FACTOR; do
 		[ -n "${!v:-}" ] && cmdline+=" $v=${!v}"

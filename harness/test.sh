@@ -47,7 +47,9 @@ else
 		echo "not ok - series: harness/series.sh --tap exited with $rc (build/tmp/series.log)" >> "$stap"
 fi
 
-args=("UE_SKIP_KMEMLEAK=${UE_SKIP_KMEMLEAK:-0}")
+# tp_printk is there for records_test, which turns it on for one event;
+# it stops printing every event once the boot is done
+args=("UE_SKIP_KMEMLEAK=${UE_SKIP_KMEMLEAK:-0}" tp_printk tp_printk_stop_on_boot)
 [ -n "${UE_T:-}" ] && args+=("UE_T=$UE_T")
 [ -n "${UE_TIMEOUT_FACTOR:-}" ] && args+=("UE_TIMEOUT_FACTOR=$UE_TIMEOUT_FACTOR")
 # The guest's limit only catches a hang that no per-program timeout can

@@ -229,6 +229,15 @@ def fanout_rows(rep, p):
                                      r, "<=", 1.5)
             cmp += ", " + rtext(r, "of N=10")
         rep.line(f"  N = {n}", f"{p}fanout_enable_{n}", cmp, goal, res, wall)
+    r = paired(rep, f"{p}fanout_crowd", f"{p}fanout_alone")
+    rep.line("  1 process, alone", f"{p}fanout_alone", wall=wall)
+    goal, res = "", "info"
+    if not wall:
+        goal, res = rep.goal("fan-out: one process's event beside 10 processes x "
+                             "1000 enablers of another / alone (instructions)",
+                             "fan-out\\nother events", r, "<=", 1.10)
+    rep.line("  1 process, beside 10 x 1000 other enablers", f"{p}fanout_crowd",
+             rtext(r, "of alone"), goal, res, wall)
 
 
 def reg_rows(rep, p):

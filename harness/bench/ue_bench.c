@@ -555,6 +555,102 @@ static void fanout_child(int ready, int go, int i)
 	_exit(0);
 }
 
+/* Processes of the crowd, and the enablers of another event each has */
+#define CROWD_PROCS	10
+#define CROWD_ENABLERS	1000
+
+/* A crowd process: CROWD_ENABLERS bits of ue_bench_o, then waits for EOF */
+static void crowd_child(int ready, int go, int i)
+{
+	static uint32_t words[CROWD_ENABLERS];
+	char c = 'r';
+	int fd = open_data(), j;
+
+	for (j = 0; j < CROWD_ENABLERS; j++)
+		if (reg_event(fd, "ue_bench_o u32 v", &words[j], 0, NULL))
+			die("crowd %d: register ue_bench_o %d", i, j);
+	if (write(ready, &c, 1) != 1)
+		die("crowd %d: ready", i);
+	while (read(go, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * Enabling an event registered by one process, alone and beside a crowd
+ * of processes with many enablers of another event: a status change
+ * costs what the changed event's enablers cost.
+ */
+static void bench_fanout_crowd(void)
+{
+	double alone[MAX_REPS], crowd[MAX_REPS];
+	pid_t pids[CROWD_PROCS];
+	int ready[2], go[2], efd, fd, i, r, got = 0;
+	uint32_t word = 0;
+	char path[256], buf[64];
+	uint64_t t0;
+
+	fd = open_data();
+	if (reg_event(fd, "ue_bench_c u32 v", &word, 0, NULL))
+		die("register ue_bench_c");
+	event_path(path, sizeof(path), "ue_bench_c", "enable");
+	efd = open(path, O_WRONLY);
+	if (efd < 0)
+		die("open %s", path);
+
+	for (r = 0; r < reps; r++) {
+		t0 = now_ns();
+		if (write(efd, "1", 1) != 1)
+			die("enable");
+		alone[r] = (now_ns() - t0) / 1000.0;
+		if (write(efd, "0", 1) != 1)
+			die("disable");
+		usleep(100000);
+	}
+
+	if (pipe(ready) || pipe(go))
+		die("pipe");
+	for (i = 0; i < CROWD_PROCS; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			die("fork crowd %d", i);
+		if (!pids[i]) {
+			close(ready[0]);
+			close(go[1]);
+			crowd_child(ready[1], go[0], i);
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	while (got < CROWD_PROCS) {
+		ssize_t k = read(ready[0], buf, sizeof(buf));
+
+		if (k <= 0)
+			die("crowd not ready (%d of %d)", got, CROWD_PROCS);
+		got += k;
+	}
+
+	for (r = 0; r < reps; r++) {
+		t0 = now_ns();
+		if (write(efd, "1", 1) != 1)
+			die("enable");
+		crowd[r] = (now_ns() - t0) / 1000.0;
+		if (write(efd, "0", 1) != 1)
+			die("disable");
+		usleep(100000);
+	}
+	row("fanout_alone", "us", alone, reps);
+	row("fanout_crowd", "us", crowd, reps);
+
+	close(go[1]);
+	close(ready[0]);
+	for (i = 0; i < CROWD_PROCS; i++)
+		wait_child(pids[i]);
+	close(efd);
+	unreg_event(fd, &word, 0);
+	close(fd);
+}
+
 static void bench_fanout(void)
 {
 	static const int counts[] = { 1, 10, 100, 1000 };
@@ -631,6 +727,7 @@ static void bench_fanout(void)
 		for (i = 0; i < n; i++)
 			wait_child(pids[i]);
 	}
+	bench_fanout_crowd();
 	ftrace_enable("ue_bench_keep", false);
 	unreg_event(kfd, &keep_word, 0);
 	close(kfd);

@@ -4,10 +4,12 @@
  *
  * A process registers enable bits with DIAG_IOCSREG on tracefs
  * user_events_data. They belong to the process (its mm), so that every
- * thread shares them. fork() without CLONE_VM copies them to the child,
- * execve() and the exit of the last user of the mm drop them: each task
- * that stops using an mm says so first (user_events_mm_leave()), the
- * last put of the mm drops them (user_events_mm_release()).
+ * thread shares them. fork() without CLONE_VM copies them to the child
+ * (user_events_dup_mmap()); execve() and exit drop them with the last task
+ * that uses the mm: each task that starts using an mm is counted
+ * (user_events_mm_init(), user_events_fork()), each that stops, by exit
+ * or by a successful execve(), says so (user_events_mm_leave()), and the
+ * last put of the mm frees what is left (user_events_mm_release()).
  */
 #ifndef _LINUX_USER_EVENTS_H
 #define _LINUX_USER_EVENTS_H
@@ -15,12 +17,13 @@
 #include <uapi/linux/user_events.h>
 
 struct mm_struct;
+struct task_struct;
 
 #ifdef CONFIG_USER_EVENTS
 
 void user_events_mm_init(struct mm_struct *mm);
-int user_events_dup_mm_prepare(struct mm_struct *oldmm, struct mm_struct *mm);
-int user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm, int err);
+void user_events_fork(struct task_struct *p, u64 clone_flags);
+int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
 void user_events_mm_leave(struct mm_struct *mm);
 void user_events_mm_release(struct mm_struct *mm);
 
@@ -30,16 +33,14 @@ static inline void user_events_mm_init(struct mm_struct *mm)
 {
 }
 
-static inline int user_events_dup_mm_prepare(struct mm_struct *oldmm,
-					     struct mm_struct *mm)
+static inline void user_events_fork(struct task_struct *p, u64 clone_flags)
 {
-	return 0;
 }
 
-static inline int user_events_dup_mm(struct mm_struct *oldmm,
-				     struct mm_struct *mm, int err)
+static inline int user_events_dup_mmap(struct mm_struct *mm,
+				       struct mm_struct *oldmm)
 {
-	return err;
+	return 0;
 }
 
 static inline void user_events_mm_leave(struct mm_struct *mm)

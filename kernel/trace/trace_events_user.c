@@ -15,34 +15,33 @@
  * fork() copies them, execve() and the exit of the process drop them.
  *
  * References to an event are dropped as soon as their holder goes away
- * (an unregistered bit, a closed file, an exited process, a detached
- * tracer), so that a deletion or a re-registration that follows sees the
- * event unused at once. Only memory that lockless readers may still look
- * at waits for an RCU grace period.
+ * (an unregistered bit, a closed file, the last task of a process, a
+ * detached tracer), so that a deletion or a re-registration that follows
+ * sees the event unused at once.
  *
  * Nothing that a user controls is waited for under a lock that another
- * process needs: user memory is read and faulted in with no lock held,
- * and the tracer fan-out only trylocks a process's locks, leaving a busy
- * process's bits to a per-process worker.
+ * process needs: user memory is read and faulted in with no lock of ours
+ * held, and a status change only trylocks a process's locks, leaving a
+ * busy process, and a bit whose page needs a fault, to the process's
+ * worker.
  *
  * Locks, outermost first:
  *   user_event_file_info.lock (per fd): the fd's array of write indexes.
  *   event_mutex: the event hash and counts, creation and removal of
  *     events, the multi-format id, event status and the fan-out of a
  *     status change. The tracing core already holds it when it calls
- *     class->reg and the dyn_event callbacks.
+ *     class->reg and the dyn_event callbacks; removal takes the core's
+ *     trace_types_lock inside it.
  *   user_event_mm.lock (per process): the process's enabler list and
  *     every write of its bits. Under event_mutex only with a trylock.
- *   mmap_lock (read): around bit writes and fault-ins, inside
- *     user_event_mm.lock; a trylock under event_mutex.
- *   user_event_mms_lock, user_event_enabler_table_lock and
- *     user_event_pending_lock (spinlocks, never taken from interrupts):
- *     the list of processes with enablers, the enabler hash, and the
- *     unreferenced events awaiting destruction. The final put of an event
- *     takes only the last one, so it can happen anywhere, __mmput()
- *     included.
- * RCU protects the process list, the enabler lists and the enabler hash
- * for lockless readers (the fan-out's collection, duplicate checks);
+ *   mmap_lock (read): around bit writes and changes of a process's
+ *     enablers; a trylock under event_mutex.
+ *   user_event.enablers_lock (per event): the enablers of the event, in
+ *     every process; what a status change walks.
+ *   user_event_enabler_table_lock and user_event_pending_lock (spinlocks,
+ *     never taken from interrupts): the enabler hash, and the unreferenced
+ *     events awaiting destruction. The final put of an event takes only
+ *     the last one, so it can happen anywhere.
  * RCU-sched protects the per-fd index array and the tracepoint probes on
  * the write path.
  */
@@ -64,7 +63,6 @@
 #include <linux/refcount.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
-#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/sysctl.h>
@@ -229,6 +227,10 @@ struct user_event_validator {
  * @status: EVENT_STATUS_* bits (written under event_mutex)
  * @match_nomem: A dynamic_events delete could not compare the fields for
  *	lack of memory (event_mutex)
+ * @enablers: The enablers of every process that registered the event:
+ *	what a status change writes (@enablers_lock)
+ * @enablers_lock: Protects @enablers; taken inside the mmap_lock of a
+ *	process, and under event_mutex by the status change
  *
  * The ftrace fields, the validators and the strings follow the structure
  * in the same allocation.
@@ -251,60 +253,41 @@ struct user_event {
 	u16				reg_flags;
 	u8				status;
 	bool				match_nomem;
+	struct list_head		enablers;
+	struct mutex			enablers_lock;	/* see above */
 };
 
 /**
  * struct user_event_mm - The enable bits of one process
- * @mms_link: Entry of user_event_mms, once attached (RCU)
- * @enablers: The enablers (RCU for readers; writers hold @lock)
- * @mm: The process's mm, pinned with mmgrab()
+ * @enablers: The enablers, oldest first. They change under @lock and the
+ *	mmap_lock of @mm held for reading, so that fork(), which holds the
+ *	mmap_lock for writing while it copies the memory, sees them stable;
+ *	once no task uses @mm, under @lock alone
+ * @mm: The process's mm, which owns the structure
  * @lock: Serialises changes of @enablers and every write of a bit of
- *	this process, so that the last write of a bit is the current state
- * @write_work: Writes the enablers marked dirty, faulting pages in
- * @write_attempts: Runs of @write_work in a row that left a bit waiting
- *	for its page (@lock)
- * @flags: USER_EVENT_MM_* bits
- * @count: Number of @enablers (@lock)
- * @next: Link of the one-shot list of a fan-out (event_mutex)
- * @fork: While a fork copies this process
- * @fork.parent: The parent's user_event_mm, whose lock the fork holds
- * @fork.fanouts: user_event_fanouts_finished before the copy
- * @free_work: Frees the enablers and drops @mm after a grace period
+ *	this process, so that the last write of a bit is the current state.
+ *	Nobody holds it while a page of the process is faulted in.
+ * @write_work: Writes the bits marked dirty, faulting their pages in
+ * @count: Number of @enablers
+ * @dead: No task uses @mm any more and the enablers are gone (@lock)
  */
 struct user_event_mm {
-	struct list_head		mms_link;
 	struct list_head		enablers;
 	struct mm_struct		*mm;
 	struct mutex			lock;	/* see @lock above */
-	struct delayed_work		write_work;
-	unsigned int			write_attempts;
-	unsigned long			flags;
+	struct work_struct		write_work;
 	unsigned int			count;
-	struct user_event_mm		*next;
-	struct {
-		struct user_event_mm	*parent;
-		unsigned long		fanouts;
-	} fork;
-	struct rcu_work			free_work;
+	bool				dead;
 };
-
-/* user_event_mm.flags */
-#define USER_EVENT_MM_ATTACHED		0	/* on user_event_mms */
-#define USER_EVENT_MM_WRITE_QUEUED	1	/* @write_work is queued */
-#define USER_EVENT_MM_LEAVING		2	/* last user going: no worker */
-#define USER_EVENT_MM_UNHASHED		3	/* fork copies not in the table */
 
 /*
  * Enabler values: the bit number in bits 0-5, then flags. COMPAT marks a
- * 32-bit value on a 64-bit kernel; DIRTY a bit that the process's worker
- * must write again; CHUNK an enabler that a fork copied into a chunk. A
- * copy takes the bit number and COMPAT and DIRTY (DUP_MASK), and sets
- * CHUNK for itself.
+ * 32-bit value on a 64-bit kernel, DIRTY a bit that the process's worker
+ * must write again. A fork's copy takes all of them (DUP_MASK).
  */
 #define ENABLE_VAL_BIT_MASK		0x3fUL
 #define ENABLE_VAL_COMPAT_BIT		6
 #define ENABLE_VAL_DIRTY_BIT		7
-#define ENABLE_VAL_CHUNK_BIT		8
 #define ENABLE_VAL_DUP_MASK		(ENABLE_VAL_BIT_MASK | \
 					 BIT(ENABLE_VAL_COMPAT_BIT) | \
 					 BIT(ENABLE_VAL_DIRTY_BIT))
@@ -312,52 +295,29 @@ struct user_event_mm {
 /**
  * struct user_event_enabler - A bit kept up to date in a process
  * @mm_link: Entry of user_event_mm.enablers
+ * @event_link: Entry of user_event.enablers
  * @hash_link: Entry of user_event_enabler_table, by process, address and
- *	bit; unset while the process has USER_EVENT_MM_UNHASHED
+ *	bit
  * @uem: Process of this enabler
- * @event: Event whose state the bit reflects (holds a reference while
- *	the enabler is linked)
+ * @event: Event whose state the bit reflects (holds a reference)
  * @addr: User address given at registration
  * @values: Bit number and ENABLE_VAL_* flags
- * @rcu: Frees the enabler after a grace period, unless ENABLE_VAL_CHUNK_BIT
- * @chunk: With ENABLE_VAL_CHUNK_BIT: the chunk that holds the enabler,
- *	which is freed with the chunk
+ * @faults: Times the worker faulted the page in and still could not
+ *	write the bit (@uem->lock)
+ *
+ * An enabler is reachable only through lists whose locks its removal
+ * takes: it is freed at once.
  */
 struct user_event_enabler {
 	struct list_head		mm_link;
+	struct list_head		event_link;
 	struct hlist_node		hash_link;
 	struct user_event_mm		*uem;
 	struct user_event		*event;
 	unsigned long			addr;
 	unsigned long			values;
-	union {
-		struct rcu_head			rcu;
-		struct user_event_enabler_chunk	*chunk;
-	};
+	unsigned int			faults;
 };
-
-/**
- * struct user_event_enabler_chunk - Enablers that a fork copied together
- * @rcu: Frees the chunk after a grace period
- * @live: Enablers of the chunk not yet freed
- * @enablers: The copies
- *
- * A fork copies every enabler of the parent. One allocation for many
- * copies costs the fork far less than one each, and the child's exit
- * frees them as cheaply. A copy in a chunk has no memory of its own to
- * free: it drops @live, and the last one frees the chunk.
- */
-struct user_event_enabler_chunk {
-	struct rcu_head			rcu;
-	atomic_t			live;
-	struct user_event_enabler	enablers[];
-};
-
-/* Bytes of a chunk, and the copies that fit */
-#define USER_EVENT_CHUNK_SIZE		4096
-#define USER_EVENT_CHUNK_ENABLERS					\
-	((USER_EVENT_CHUNK_SIZE - sizeof(struct user_event_enabler_chunk)) / \
-	 sizeof(struct user_event_enabler))
 
 /**
  * struct user_event_refs - Per-fd array of registered events
@@ -428,26 +388,16 @@ static DEFINE_SPINLOCK(user_event_pending_lock);
 static void user_event_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(user_event_reap_work, user_event_reap);
 
-/* Every attached user_event_mm, for the tracer fan-out */
-static LIST_HEAD(user_event_mms);
-static DEFINE_SPINLOCK(user_event_mms_lock);
-
 /*
- * Fan-outs of a status change begun and ended, under event_mutex. A fork
- * compares them with what it saw before the memory was copied, to find
- * out whether a fan-out may have missed the child.
- */
-static unsigned long user_event_fanouts_started;
-static unsigned long user_event_fanouts_finished;
-
-/*
- * Every linked enabler by process, address and bit: the duplicate check
- * of a registration must not walk a list of thousands of enablers.
- * RCU for readers, the spinlock for writers.
+ * Every enabler by process, address and bit: the duplicate check of a
+ * registration must not walk a list of thousands of enablers.
  */
 #define USER_EVENT_ENABLER_HASH_BITS 12
 static DEFINE_HASHTABLE(user_event_enabler_table, USER_EVENT_ENABLER_HASH_BITS);
 static DEFINE_SPINLOCK(user_event_enabler_table_lock);
+
+/* The workers that fault pages of processes in, see user_event_mm_work() */
+static struct workqueue_struct *user_event_wq;
 
 static struct kmem_cache *user_event_enabler_cache;
 
@@ -1260,6 +1210,7 @@ static void *user_event_build_fields(struct user_event *user, void *mem)
 
 static void user_event_release_mem(struct user_event *user)
 {
+	mutex_destroy(&user->enablers_lock);
 	user_fields_free(&user->desc);
 	kvfree(user);
 }
@@ -1329,6 +1280,15 @@ static int user_event_destroy(struct user_event *user)
 		list_splice(&fields, &user->fields);
 		return ret;
 	}
+
+	/*
+	 * The event's type id is free again: once the ids wrap, another
+	 * dynamic event gets it, and its printer would decode the records
+	 * left in the trace buffers that an ftrace instance took of this
+	 * one. Clear those buffers (the removal marked them clear_trace),
+	 * as every release of dynamic events does.
+	 */
+	tracing_reset_all_online_cpus();
 
 	dyn_event_remove(&user->devent);
 	hash_del(&user->node);
@@ -1607,6 +1567,8 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	user->reg_flags = flags;
 	INIT_LIST_HEAD(&user->fields);
 	INIT_LIST_HEAD(&user->pending_link);
+	INIT_LIST_HEAD(&user->enablers);
+	mutex_init(&user->enablers_lock);
 
 	user->desc = *desc;
 	memset(desc, 0, sizeof(*desc));
@@ -1840,69 +1802,25 @@ static void user_event_bit_location(unsigned long *addr, int *bit,
 }
 
 /*
- * The flags with which the bit worker may write @addr without waiting
- * for a process; mmap_lock held. The word does not cross a page, so any
- * of its bytes finds its mapping. A file system such as FUSE may wait for its server in
- * ->fault() (read-ahead, a synchronous read) and in ->page_mkwrite().
- * Anonymous memory, shmem (SysV shm too) and hugetlbfs never call into
- * such a file system. In a shared mapping of another file, any fault
- * may; in a private one, only a fault of a page that is not mapped at
- * all: breaking copy-on-write of a mapped page copies it without the
- * file system. FOLL_NOFAULT then: the page must be present and writable.
+ * Sets or clears a bit of a process whose page is present and writable;
+ * mmap_lock held. Nothing here faults: a fault may wait for whatever the
+ * process maps there (a FUSE server, a userfaultfd).
  *
- * Return: @gup_flags, FOLL_NOFAULT instead of FOLL_NOWAIT, or 0 when
- * the address can never be written (the caller gives it up).
- */
-static unsigned int user_event_worker_gup_flags(struct mm_struct *mm,
-						unsigned long addr,
-						unsigned int gup_flags)
-{
-	struct vm_area_struct *vma = vma_lookup(mm, addr);
-
-	if (!vma || !(vma->vm_flags & VM_WRITE) ||
-	    (vma->vm_flags & (VM_IO | VM_PFNMAP)))
-		return 0;
-
-	if (!vma->vm_file || is_vm_hugetlb_page(vma) ||
-	    shmem_mapping(vma->vm_file->f_mapping))
-		return gup_flags;
-
-	/*
-	 * A private mapping whose page is still mapped: the write fault
-	 * only breaks copy-on-write. The page may be unmapped right after
-	 * this look; that narrow race lets a fault reach the file system.
-	 */
-	if (!(vma->vm_flags & VM_SHARED) &&
-	    !IS_ERR_OR_NULL(follow_page(vma, addr, 0)))
-		return gup_flags;
-
-	return (gup_flags & ~FOLL_NOWAIT) | FOLL_NOFAULT;
-}
-
-/*
- * Sets or clears a bit of a process; mmap_lock held. @gup_flags add
- * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (a
- * fault is fine as long as it does not wait for I/O or a userfaultfd).
- *
- * Return: 0, -EAGAIN when the page needs a fault that would wait (or any
- * fault, with FOLL_NOFAULT), or -EFAULT when it cannot be made writable.
+ * Return: 0, or -EAGAIN when the page first needs a fault.
  */
 static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
-				   int bit, bool compat, bool set,
-				   unsigned int gup_flags)
+				   int bit, bool compat, bool set)
 {
 	unsigned long *ptr;
 	struct page *page;
 	void *kaddr;
-	long ret;
 
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
 
-	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags,
-				    &page, NULL, NULL);
-	if (ret <= 0)
-		return ret && !(gup_flags & FOLL_NOFAULT) ? -EFAULT : -EAGAIN;
+	if (pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOFAULT,
+				  &page, NULL, NULL) != 1)
+		return -EAGAIN;
 
 	kaddr = kmap_local_page(page);
 	ptr = kaddr + (addr & ~PAGE_MASK);
@@ -1924,262 +1842,188 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
  * is never an outdated state.
  */
 static int user_event_enabler_write(struct user_event_mm *uem,
-				    struct user_event_enabler *enabler,
-				    unsigned int gup_flags)
+				    struct user_event_enabler *enabler)
 {
 	lockdep_assert_held(&uem->lock);
 
 	return user_event_mm_write_bit(uem->mm, enabler->addr,
 				       user_event_enabler_bit(enabler),
 				       user_event_enabler_compat(enabler),
-				       READ_ONCE(enabler->event->status),
-				       gup_flags);
+				       READ_ONCE(enabler->event->status));
 }
 
-/*
- * Queues the worker of a process. The caller makes sure that the mm has
- * users meanwhile: user_events_mm_release() cancels the work.
- */
-static void user_event_mm_queue_write(struct user_event_mm *uem,
-				      unsigned long delay)
-{
-	/* Pairs with clear_bit() in user_event_mm_write_work() */
-	if (!test_and_set_bit(USER_EVENT_MM_WRITE_QUEUED, &uem->flags))
-		queue_delayed_work(system_unbound_wq, &uem->write_work, delay);
-	else if (!delay)
-		mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
-}
-
-/* Leaves a bit to the process's worker, which may fault its page in */
+/* Leaves a bit to the process's worker, which faults its page in */
 static void user_event_enabler_mark(struct user_event_enabler *enabler)
 {
 	set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
+	queue_work(user_event_wq, &enabler->uem->write_work);
 }
 
-/* A busy process is tried again after this */
-#define USER_EVENT_MM_BUSY_DELAY	(HZ / 10)
-/* Absent pages are tried again after 2^n jiffies, n up to this, max HZ */
-#define USER_EVENT_MM_MAX_BACKOFF	16
+/* Pages the worker faults in between two passes over the dirty bits */
+#define USER_EVENT_FAULT_BATCH		8
 
 /*
- * Writes the bits marked dirty, faulting pages in without waiting.
- * Return: 0 when done, or the delay after which to try again.
+ * Writes the bits marked dirty. Those whose page needs a fault stay
+ * dirty, and the address of their page goes to @pages (at most
+ * USER_EVENT_FAULT_BATCH pages a pass). A bit whose page was faulted in
+ * MAX_FAULT_ATTEMPTS times without it becoming writable is given up,
+ * until the next change of its event.
+ *
+ * Return: the number of pages to fault in.
  */
-static unsigned long user_event_mm_write_dirty(struct user_event_mm *uem)
+static int user_event_mm_write_dirty(struct user_event_mm *uem,
+				     unsigned long *pages)
 {
 	struct user_event_enabler *enabler;
-	struct mm_struct *mm = uem->mm;
-	unsigned long delay = 0;
-	bool waiting = false;
-	unsigned int flags;
-	int ret;
+	unsigned long page;
+	int i, n = 0;
 
-	lockdep_assert_held(&uem->lock);
+	mutex_lock(&uem->lock);
+	if (uem->dead)
+		goto unlock;
 
-	/* A thread of the process may hold it while it waits for a fault */
-	if (!mmap_read_trylock(mm))
-		return USER_EVENT_MM_BUSY_DELAY;
-
+	mmap_read_lock(uem->mm);
 	list_for_each_entry(enabler, &uem->enablers, mm_link) {
+		cond_resched();
 		if (!test_and_clear_bit(ENABLE_VAL_DIRTY_BIT,
 					ENABLE_BITOPS(enabler)))
 			continue;
 
-		flags = user_event_worker_gup_flags(mm, enabler->addr,
-						    FOLL_NOWAIT);
-		ret = flags ? user_event_enabler_write(uem, enabler, flags) :
-			      -EFAULT;
-		if (ret == -EAGAIN) {
-			user_event_enabler_mark(enabler);
-			waiting = true;
-		} else if (ret) {
-			/* Any process can cause this: no log flood */
-			pr_warn_ratelimited("Fault for mm: 0x%p @ 0x%lx event: %s\n",
-					    mm, enabler->addr,
-					    enabler->event->tp.name);
+		if (!user_event_enabler_write(uem, enabler)) {
+			enabler->faults = 0;
+			continue;
 		}
-		cond_resched();
-	}
-	mmap_read_unlock(mm);
 
-	/*
-	 * A page that needs I/O is usually there at the next try. One the
-	 * process does not provide yet (userfaultfd) is tried again while
-	 * the process lives, at most once a second.
-	 */
-	if (waiting) {
-		if (uem->write_attempts < USER_EVENT_MM_MAX_BACKOFF)
-			uem->write_attempts++;
-		delay = min_t(unsigned long, 1UL << uem->write_attempts, HZ);
-	} else {
-		uem->write_attempts = 0;
-	}
+		/* Any process can cause this: no log flood */
+		if (enabler->faults++ == MAX_FAULT_ATTEMPTS) {
+			pr_warn_ratelimited("Fault for mm: 0x%p @ 0x%lx event: %s\n",
+					    uem->mm, enabler->addr,
+					    enabler->event->tp.name);
+			enabler->faults = 0;
+			continue;
+		}
 
-	return delay;
+		set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
+		page = enabler->addr & PAGE_MASK;
+		for (i = 0; i < n && pages[i] != page; i++)
+			;
+		if (i == n) {
+			/* Not faulted in this pass: not an attempt */
+			if (n == USER_EVENT_FAULT_BATCH)
+				enabler->faults--;
+			else
+				pages[n++] = page;
+		}
+	}
+	mmap_read_unlock(uem->mm);
+unlock:
+	mutex_unlock(&uem->lock);
+	return n;
 }
 
 /*
- * The worker of a process: writes the bits that the fan-out could not,
- * because the process was busy or the page needed a fault. It waits for
- * nothing the process controls, and tries again later instead.
+ * Faults pages of a process in for writing, with none of our locks held:
+ * the process decides how long that takes (a FUSE file, a userfaultfd
+ * region). A failure shows in the next pass over the dirty bits.
  */
-static void user_event_mm_write_work(struct work_struct *work)
+static void user_event_mm_fault_in(struct mm_struct *mm,
+				   const unsigned long *pages, int n)
 {
-	struct user_event_mm *uem =
-		container_of(to_delayed_work(work), struct user_event_mm,
-			     write_work);
-	struct mm_struct *mm = uem->mm;
-	unsigned long delay;
+	bool unlocked;
+	int i;
 
-	clear_bit(USER_EVENT_MM_WRITE_QUEUED, &uem->flags);
-	/* Marks made from now on are seen below, or queue another run */
-	smp_mb__after_atomic();
-
-	/*
-	 * Never wait for the process's lock: a thread of it may hold it
-	 * while it waits for a fault it controls.
-	 */
-	if (!mutex_trylock(&uem->lock)) {
-		user_event_mm_queue_write(uem, USER_EVENT_MM_BUSY_DELAY);
-		return;
+	mmap_read_lock(mm);
+	for (i = 0; i < n; i++) {
+		unlocked = false;
+		fixup_user_fault(mm, pages[i], FAULT_FLAG_WRITE |
+				 FAULT_FLAG_REMOTE, &unlocked);
 	}
-
-	/*
-	 * The mm user is taken and put under uem->lock, where the last
-	 * task leaving the mm sees it (user_events_mm_leave()). A process
-	 * that is gone, or going, needs no bits.
-	 */
-	if (test_bit(USER_EVENT_MM_LEAVING, &uem->flags) ||
-	    !mmget_not_zero(mm)) {
-		mutex_unlock(&uem->lock);
-		return;
-	}
-
-	delay = user_event_mm_write_dirty(uem);
-	if (delay)
-		user_event_mm_queue_write(uem, delay);
-
-	/*
-	 * Not the last put, unless a reader of the process's memory held
-	 * a user while the last task left. The final put cancels this work
-	 * and waits for it: not from within it.
-	 */
-	mmput_async(mm);
-	mutex_unlock(&uem->lock);
+	mmap_read_unlock(mm);
 }
 
-static bool user_event_mm_has_event(struct user_event_mm *uem,
-				    struct user_event *user)
+/*
+ * The worker of a process: writes the bits that a status change or a
+ * fork could not, because the process was busy or the page needed a
+ * fault. It runs on a workqueue of its own: a fault that waits for a user
+ * stalls only this process's bits, never a lock that others need.
+ */
+static void user_event_mm_work(struct work_struct *work)
 {
-	struct user_event_enabler *enabler;
+	struct user_event_mm *uem =
+		container_of(work, struct user_event_mm, write_work);
+	unsigned long pages[USER_EVENT_FAULT_BATCH];
+	struct mm_struct *mm = uem->mm;
+	int n;
 
-	list_for_each_entry_rcu(enabler, &uem->enablers, mm_link) {
-		if (enabler->event == user)
+	/* A process that is gone needs no bits */
+	if (!mmget_not_zero(mm))
+		return;
+
+	while ((n = user_event_mm_write_dirty(uem, pages)))
+		user_event_mm_fault_in(mm, pages, n);
+
+	/* The last put of @mm cancels this work: never from within it */
+	mmput_async(mm);
+}
+
+/*
+ * Locks a process for writing its bits without waiting, under event_mutex:
+ * a thread of the process may hold its locks while it waits for a fault
+ * that the process itself controls.
+ */
+static bool user_event_mm_trylock(struct user_event_mm *uem)
+{
+	if (!mmget_not_zero(uem->mm))
+		return false;
+
+	if (mutex_trylock(&uem->lock)) {
+		if (mmap_read_trylock(uem->mm))
 			return true;
+		mutex_unlock(&uem->lock);
 	}
 
+	mmput_async(uem->mm);
 	return false;
 }
 
-/*
- * Collects, as a one-shot list through uem->next, every process with an
- * enabler of @user, each with an mm user reference. Writing needs to
- * sleep, which RCU does not allow, so it happens after this.
- */
-static struct user_event_mm *user_event_mm_get_all(struct user_event *user)
+static void user_event_mm_unlock(struct user_event_mm *uem)
 {
-	struct user_event_mm *uem, *found = NULL;
-
-	lockdep_assert_held(&event_mutex);
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(uem, &user_event_mms, mms_link) {
-		if (!user_event_mm_has_event(uem, user))
-			continue;
-
-		if (!mmget_not_zero(uem->mm))
-			continue;
-
-		uem->next = found;
-		found = uem;
-	}
-	rcu_read_unlock();
-
-	return found;
+	mmap_read_unlock(uem->mm);
+	mutex_unlock(&uem->lock);
+	/* The last put tears the mm down: not under event_mutex */
+	mmput_async(uem->mm);
 }
 
 /*
- * Writes the state of @user to the bits of one process. The fan-out
- * holds event_mutex: it must not wait for a process, whose locks may be
- * held by a thread stuck in a fault the process controls. A busy process,
- * and a bit whose page needs a fault, is left to the process's worker.
+ * Writes the state of @user to the bit of every process that registered
+ * it: what that event's enablers cost, whatever other events have. A busy
+ * process, and a bit whose page needs a fault, is left to the process's
+ * worker.
  */
-static void user_event_mm_update(struct user_event_mm *uem,
-				 struct user_event *user)
-{
-	struct user_event_enabler *enabler;
-	bool locked = false, queue = false;
-
-	if (mutex_trylock(&uem->lock)) {
-		locked = mmap_read_trylock(uem->mm);
-		if (!locked)
-			mutex_unlock(&uem->lock);
-	}
-
-	if (locked) {
-		list_for_each_entry(enabler, &uem->enablers, mm_link) {
-			if (enabler->event != user ||
-			    !user_event_enabler_write(uem, enabler,
-						      FOLL_NOFAULT))
-				continue;
-
-			user_event_enabler_mark(enabler);
-			queue = true;
-		}
-		mmap_read_unlock(uem->mm);
-		mutex_unlock(&uem->lock);
-	} else {
-		rcu_read_lock();
-		list_for_each_entry_rcu(enabler, &uem->enablers, mm_link) {
-			if (enabler->event != user)
-				continue;
-
-			user_event_enabler_mark(enabler);
-			queue = true;
-		}
-		rcu_read_unlock();
-	}
-
-	if (queue)
-		user_event_mm_queue_write(uem, 0);
-}
-
-/* Writes the state of @user to every process that registered it */
 static void user_event_enabler_update(struct user_event *user)
 {
-	struct user_event_mm *uem, *next;
+	struct user_event_enabler *enabler;
+	struct user_event_mm *uem = NULL;
+	bool locked = false;
 
 	lockdep_assert_held(&event_mutex);
 
-	WRITE_ONCE(user_event_fanouts_started, user_event_fanouts_started + 1);
-	/* A fork either sees this fan-out begun, or it sees the child */
-	smp_mb(); /* pairs with smp_mb() in user_events_dup_mm() */
-
-	next = user_event_mm_get_all(user);
-	while (next) {
-		uem = next;
-		next = uem->next;
-
-		user_event_mm_update(uem, user);
-
-		/* The last mmput() tears the mm down: not under event_mutex */
-		mmput_async(uem->mm);
+	mutex_lock(&user->enablers_lock);
+	list_for_each_entry(enabler, &user->enablers, event_link) {
 		cond_resched();
-	}
+		if (enabler->uem != uem) {
+			if (locked)
+				user_event_mm_unlock(uem);
+			uem = enabler->uem;
+			locked = user_event_mm_trylock(uem);
+		}
 
-	/* Pairs with smp_load_acquire() in user_events_dup_mm_prepare() */
-	smp_store_release(&user_event_fanouts_finished,
-			  user_event_fanouts_started);
+		if (!locked || user_event_enabler_write(uem, enabler))
+			user_event_enabler_mark(enabler);
+	}
+	if (locked)
+		user_event_mm_unlock(uem);
+	mutex_unlock(&user->enablers_lock);
 }
 
 /* The status is what is attached to the tracepoint right now */
@@ -2218,291 +2062,132 @@ static unsigned long user_event_enabler_key(struct user_event_mm *uem,
 	return (unsigned long)uem ^ (addr << 6 | bit);
 }
 
-/*
- * The linked enabler of a process for an address and bit, or NULL. The
- * copies of a fork are found only once user_event_mm_hash_copies() or
- * user_event_mm_hash_copies_locked() ran.
- */
+/* Whether a process has an enabler at an address and bit */
 static struct user_event_enabler *
 user_event_mm_find(struct user_event_mm *uem, unsigned long addr, int bit)
 {
 	unsigned long key = user_event_enabler_key(uem, addr, bit);
 	struct user_event_enabler *enabler, *found = NULL;
 
-	/* Other processes change the table meanwhile */
-	rcu_read_lock();
-	hash_for_each_possible_rcu(user_event_enabler_table, enabler,
-				   hash_link, key) {
+	spin_lock(&user_event_enabler_table_lock);
+	hash_for_each_possible(user_event_enabler_table, enabler, hash_link,
+			       key) {
 		if (enabler->uem == uem && enabler->addr == addr &&
 		    user_event_enabler_bit(enabler) == bit) {
 			found = enabler;
 			break;
 		}
 	}
-	rcu_read_unlock();
+	spin_unlock(&user_event_enabler_table_lock);
 
 	return found;
 }
 
-/* Makes an enabler findable by process, address and bit; lock held */
-static void user_event_enabler_hash(struct user_event_enabler *enabler)
-{
-	lockdep_assert_held(&user_event_enabler_table_lock);
-
-	hash_add_rcu(user_event_enabler_table, &enabler->hash_link,
-		     user_event_enabler_key(enabler->uem, enabler->addr,
-					    user_event_enabler_bit(enabler)));
-}
-
-/* Adds an enabler to its process; the process's lock held */
+/*
+ * Adds an enabler to the table and to its event. The caller adds it to
+ * its process, whose lock (or, in a fork, the mmap_lock) it holds.
+ */
 static void user_event_enabler_link(struct user_event_enabler *enabler)
 {
-	struct user_event_mm *uem = enabler->uem;
+	struct user_event *user = enabler->event;
 
-	lockdep_assert_held(&uem->lock);
-
-	list_add_rcu(&enabler->mm_link, &uem->enablers);
 	spin_lock(&user_event_enabler_table_lock);
-	user_event_enabler_hash(enabler);
+	hash_add(user_event_enabler_table, &enabler->hash_link,
+		 user_event_enabler_key(enabler->uem, enabler->addr,
+					user_event_enabler_bit(enabler)));
 	spin_unlock(&user_event_enabler_table_lock);
-	WRITE_ONCE(uem->count, uem->count + 1);
+
+	mutex_lock(&user->enablers_lock);
+	list_add_tail(&enabler->event_link, &user->enablers);
+	mutex_unlock(&user->enablers_lock);
 }
 
-/* Removes an enabler from its process; lockless readers may still see it */
+/* Removes an enabler from its process, the table and its event */
 static void user_event_enabler_unlink(struct user_event_enabler *enabler)
 {
 	struct user_event_mm *uem = enabler->uem;
+	struct user_event *user = enabler->event;
 
 	lockdep_assert_held(&uem->lock);
 
-	list_del_rcu(&enabler->mm_link);
-	spin_lock(&user_event_enabler_table_lock);
-	hash_del_rcu(&enabler->hash_link);
-	spin_unlock(&user_event_enabler_table_lock);
+	list_del(&enabler->mm_link);
 	WRITE_ONCE(uem->count, uem->count - 1);
+
+	spin_lock(&user_event_enabler_table_lock);
+	hash_del(&enabler->hash_link);
+	spin_unlock(&user_event_enabler_table_lock);
+
+	mutex_lock(&user->enablers_lock);
+	list_del(&enabler->event_link);
+	mutex_unlock(&user->enablers_lock);
 }
 
-static void user_event_enabler_free_rcu(struct rcu_head *rcu)
-{
-	struct user_event_enabler *enabler =
-		container_of(rcu, struct user_event_enabler, rcu);
-
-	kmem_cache_free(user_event_enabler_cache, enabler);
-}
-
-static bool user_event_enabler_in_chunk(struct user_event_enabler *enabler)
-{
-	return test_bit(ENABLE_VAL_CHUNK_BIT, ENABLE_BITOPS(enabler));
-}
-
-/*
- * Drops a copy of @chunk: the last one frees the chunk, after a grace
- * period when lockless readers may still be on one of its copies.
- */
-static void user_event_chunk_put(struct user_event_enabler_chunk *chunk,
-				 bool readers)
-{
-	if (!atomic_dec_and_test(&chunk->live))
-		return;
-
-	if (readers)
-		kfree_rcu(chunk, rcu);
-	else
-		kfree(chunk);
-}
-
-/* Frees an enabler that nobody can reach, lockless readers included */
-static void user_event_enabler_release(struct user_event_enabler *enabler)
-{
-	if (user_event_enabler_in_chunk(enabler))
-		user_event_chunk_put(enabler->chunk, false);
-	else
-		kmem_cache_free(user_event_enabler_cache, enabler);
-}
-
-/* Frees an unlinked enabler: its reference at once, its memory after RCU */
+/* Frees an unlinked enabler and drops its event reference */
 static void user_event_enabler_free(struct user_event_enabler *enabler)
 {
 	user_event_put(enabler->event);
-	if (!user_event_enabler_in_chunk(enabler))
-		call_rcu(&enabler->rcu, user_event_enabler_free_rcu);
-	else
-		user_event_chunk_put(enabler->chunk, true);
+	kmem_cache_free(user_event_enabler_cache, enabler);
 }
 
-static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm,
-						 gfp_t gfp)
+static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 {
 	struct user_event_mm *uem;
 
-	uem = kzalloc(sizeof(*uem), gfp);
+	uem = kzalloc(sizeof(*uem), GFP_KERNEL_ACCOUNT);
 	if (!uem)
 		return NULL;
 
 	INIT_LIST_HEAD(&uem->enablers);
 	mutex_init(&uem->lock);
-	INIT_DELAYED_WORK(&uem->write_work, user_event_mm_write_work);
+	INIT_WORK(&uem->write_work, user_event_mm_work);
 	uem->mm = mm;
-	mmgrab(mm);
 
 	return uem;
 }
 
-/* Frees a user_event_mm that was never attached */
-static void user_event_mm_free(struct user_event_mm *uem)
-{
-	mmdrop(uem->mm);
-	kfree(uem);
-}
-
-/* Makes a filled user_event_mm visible to the fan-out */
-static void user_event_mm_attach(struct user_event_mm *uem)
-{
-	spin_lock(&user_event_mms_lock);
-	list_add_rcu(&uem->mms_link, &user_event_mms);
-	spin_unlock(&user_event_mms_lock);
-	set_bit(USER_EVENT_MM_ATTACHED, &uem->flags);
-}
-
-/* Enablers an exit frees at a time */
-#define USER_EVENT_ENABLER_BATCH 16
-
-/* Takes @count references of @user, which the caller holds one of */
-static void user_event_get_many(struct user_event *user, unsigned int count)
-{
-	if (count)
-		refcount_add(count, &user->refcnt);
-}
-
 /*
- * Drops @count references of @user, which the caller holds. Only the
- * last one can be the final put.
+ * Drops every enabler of a process that no task uses any more. The bits
+ * are not written, the memory is going away; the event references go at
+ * once, before the exit or the execve() is reported.
  */
-static void user_event_put_many(struct user_event *user, unsigned int count)
+static void user_event_mm_drop(struct user_event_mm *uem)
 {
-	if (!count)
-		return;
-
-	if (count > 1)
-		WARN_ON_ONCE(refcount_sub_and_test(count - 1, &user->refcnt));
-
-	user_event_put(user);
-}
-
-/*
- * Drops the event references of a list of enablers that nobody reaches
- * any more, a run of enablers of one event with one atomic operation.
- */
-static void user_event_put_enablers(struct list_head *enablers)
-{
-	struct user_event_enabler *enabler;
-	struct user_event *run_event = NULL;
-	unsigned int run = 0;
-
-	list_for_each_entry(enabler, enablers, mm_link) {
-		if (enabler->event != run_event) {
-			user_event_put_many(run_event, run);
-			run_event = enabler->event;
-			run = 0;
-			cond_resched();
-		}
-		run++;
-	}
-	user_event_put_many(run_event, run);
-}
-
-/* After a grace period: free the enablers and the user_event_mm */
-static void user_event_mm_free_work(struct work_struct *work)
-{
-	struct user_event_mm *uem =
-		container_of(to_rcu_work(work), struct user_event_mm, free_work);
 	struct user_event_enabler *enabler, *next;
-	void *batch[USER_EVENT_ENABLER_BATCH];
-	unsigned int n = 0, copies = 0;
 
-	/*
-	 * Only the last copy of a chunk frees it: no enabler still on the
-	 * list, @next included, goes with it.
-	 */
+	mutex_lock(&uem->lock);
+	uem->dead = true;
 	list_for_each_entry_safe(enabler, next, &uem->enablers, mm_link) {
-		if (user_event_enabler_in_chunk(enabler)) {
-			user_event_enabler_release(enabler);
-			if (!(++copies % USER_EVENT_CHUNK_ENABLERS))
-				cond_resched();
-			continue;
-		}
-
-		batch[n++] = enabler;
-		if (n == ARRAY_SIZE(batch)) {
-			kmem_cache_free_bulk(user_event_enabler_cache, n, batch);
-			n = 0;
-			cond_resched();
-		}
+		user_event_enabler_unlink(enabler);
+		user_event_enabler_free(enabler);
+		cond_resched();
 	}
-	if (n)
-		kmem_cache_free_bulk(user_event_enabler_cache, n, batch);
-
-	user_event_mm_free(uem);
+	mutex_unlock(&uem->lock);
 }
 
 /**
  * user_events_mm_init - Initialise the user_events state of a new mm
  * @mm: The mm, possibly a copy of its parent's
+ *
+ * The task that gets the new mm, by fork() or execve(), is its first user.
  */
 void user_events_mm_init(struct mm_struct *mm)
 {
 	mm->user_event_mm = NULL;
+	atomic_set(&mm->user_event_tasks, 1);
 }
 
 /**
- * user_events_dup_mm_prepare - Start copying the enable bits to a fork child
- * @oldmm: The parent's mm
- * @mm: The child's mm, before the parent's memory is copied into it
- *
- * Holds the parent's lock until user_events_dup_mm(), which must follow
- * whatever dup_mmap() gives: no bit of the parent is written, registered
- * or unregistered while its memory is copied, so the child's copy of the
- * memory matches the enablers it gets. A tracer may still change an event
- * meanwhile, and the fan-out does not know the child yet: note how many
- * fan-outs were finished, for user_events_dup_mm() to compare with.
- *
- * Return: 0, -ENOMEM, or -EINTR when the parent was killed.
+ * user_events_fork - Count a new task that shares its parent's mm
+ * @p: The new task, past every failure of copy_process()
+ * @clone_flags: Its clone flags
  */
-int user_events_dup_mm_prepare(struct mm_struct *oldmm, struct mm_struct *mm)
+void user_events_fork(struct task_struct *p, u64 clone_flags)
 {
-	/* Pairs with smp_store_release() in user_event_mm_get_current() */
-	struct user_event_mm *parent = smp_load_acquire(&oldmm->user_event_mm);
-	struct user_event_mm *uem;
-	int ret;
-
-	if (!parent)
-		return 0;
-
-	uem = user_event_mm_alloc(mm, GFP_KERNEL_ACCOUNT);
-	if (!uem)
-		return -ENOMEM;
-
-	ret = mutex_lock_killable(&parent->lock);
-	if (ret) {
-		user_event_mm_free(uem);
-		return ret;
-	}
-
-	uem->fork.parent = parent;
-	/* Pairs with smp_store_release() in user_event_enabler_update() */
-	uem->fork.fanouts = smp_load_acquire(&user_event_fanouts_finished);
-	mm->user_event_mm = uem;
-
-	return 0;
+	if ((clone_flags & CLONE_VM) && p->mm)
+		atomic_inc(&p->mm->user_event_tasks);
 }
 
-/*
- * Where the child can have an enable value: memory it did not inherit
- * (MADV_DONTFORK) gets no copy, memory it got zeroed (MADV_WIPEONFORK)
- * gets its bits written again. An enable value never crosses a page, so
- * its address finds its mapping. Enablers tend to share a few pages: the
- * last mapping found is tried first.
- */
+/* The parent's mapping of an address, the last one found first */
 static struct vm_area_struct *
 user_event_mm_copy_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		       unsigned long addr)
@@ -2514,272 +2199,118 @@ user_event_mm_copy_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 }
 
 /*
- * A chunk for at most @want copies; @avail gets how many it has room for.
- * The last chunk of a fork is only as big as the copies left need.
+ * Copies one enabler of the parent to the child. Under the event's lock,
+ * a status change either finds the copy or has marked the original dirty
+ * before it is read here: the child's worker then writes the bit.
  */
-static struct user_event_enabler_chunk *
-user_event_chunk_alloc(unsigned int want, unsigned int *avail)
+static void user_event_enabler_copy(struct user_event_mm *uem,
+				    struct user_event_enabler *orig,
+				    struct user_event_enabler *copy, bool wipe)
 {
-	struct user_event_enabler_chunk *chunk;
-	unsigned int n = clamp_t(unsigned int, want, 1,
-				 USER_EVENT_CHUNK_ENABLERS);
+	struct user_event *user = orig->event;
 
-	chunk = kmalloc(struct_size(chunk, enablers, n), GFP_KERNEL_ACCOUNT);
-	if (!chunk)
-		return NULL;
+	copy->uem = uem;
+	copy->event = user;
+	copy->addr = orig->addr;
+	user_event_get(user);
 
-	atomic_set(&chunk->live, 0);
-	*avail = n;
-
-	return chunk;
-}
-
-/* Drops the copies of a fork that failed; nobody has seen them */
-static void user_event_mm_copy_undo(struct user_event_mm *uem)
-{
-	struct user_event_enabler *copy, *next;
-
-	user_event_put_enablers(&uem->enablers);
-	list_for_each_entry_safe(copy, next, &uem->enablers, mm_link)
-		user_event_enabler_release(copy);
-	INIT_LIST_HEAD(&uem->enablers);
-	uem->count = 0;
-}
-
-/*
- * Copies the enablers of the parent, whose lock the caller holds, each
- * with its own event reference, into chunks.
- */
-static int user_event_mm_copy(struct user_event_mm *uem,
-			      struct user_event_mm *parent)
-{
-	struct user_event_enabler *enabler, *copy, *slot = NULL;
-	struct user_event_enabler_chunk *chunk = NULL;
-	struct vm_area_struct *vma = NULL;
-	struct user_event *run_event = NULL;
-	unsigned int run = 0, avail = 0, left = parent->count;
-	int ret = 0;
-
-	lockdep_assert_held(&parent->lock);
-
-	/* Nobody else knows the child yet */
-	mmap_read_lock(uem->mm);
-	list_for_each_entry(enabler, &parent->enablers, mm_link) {
-		left--;
-		vma = user_event_mm_copy_vma(uem->mm, vma, enabler->addr);
-		if (!vma)
-			continue;
-
-		/* A chunk is allocated for a copy: none is left empty */
-		if (!avail) {
-			chunk = user_event_chunk_alloc(left + 1, &avail);
-			if (!chunk) {
-				ret = -ENOMEM;
-				break;
-			}
-			slot = chunk->enablers;
-			cond_resched();
-		}
-		copy = slot++;
-		avail--;
-
-		/*
-		 * The parent's enablers hold their events while its lock is
-		 * held: the references of a run of copies are taken at once.
-		 */
-		if (enabler->event != run_event) {
-			user_event_get_many(run_event, run);
-			run_event = enabler->event;
-			run = 0;
-		}
-		run++;
-
-		copy->uem = uem;
-		copy->event = enabler->event;
-		copy->addr = enabler->addr;
-		copy->values = READ_ONCE(enabler->values) & ENABLE_VAL_DUP_MASK;
-		copy->values |= BIT(ENABLE_VAL_CHUNK_BIT);
-		if (vma->vm_flags & VM_WIPEONFORK)
-			copy->values |= BIT(ENABLE_VAL_DIRTY_BIT);
-		copy->chunk = chunk;
-		atomic_inc(&chunk->live);
-		list_add_tail(&copy->mm_link, &uem->enablers);
-		uem->count++;
-	}
-	user_event_get_many(run_event, run);
-	mmap_read_unlock(uem->mm);
-
-	if (ret)
-		user_event_mm_copy_undo(uem);
-
-	return ret;
-}
-
-/*
- * Adds every enabler of a process to the enabler table, or takes every
- * one out: for the copies of a fork on the first lookup (the process's
- * lock held), and when the process is gone.
- */
-static void user_event_mm_hash_all(struct user_event_mm *uem, bool add)
-{
-	struct user_event_enabler *enabler;
-	unsigned int n = 0;
+	mutex_lock(&user->enablers_lock);
+	copy->values = READ_ONCE(orig->values) & ENABLE_VAL_DUP_MASK;
+	if (wipe)
+		copy->values |= BIT(ENABLE_VAL_DIRTY_BIT);
+	list_add_tail(&copy->event_link, &user->enablers);
+	mutex_unlock(&user->enablers_lock);
 
 	spin_lock(&user_event_enabler_table_lock);
-	list_for_each_entry(enabler, &uem->enablers, mm_link) {
-		if (add)
-			user_event_enabler_hash(enabler);
-		else
-			hash_del_rcu(&enabler->hash_link);
-		if (++n % 256)
-			continue;
-
-		/* Other processes register meanwhile */
-		spin_unlock(&user_event_enabler_table_lock);
-		cond_resched();
-		spin_lock(&user_event_enabler_table_lock);
-	}
+	hash_add(user_event_enabler_table, &copy->hash_link,
+		 user_event_enabler_key(uem, copy->addr,
+					user_event_enabler_bit(copy)));
 	spin_unlock(&user_event_enabler_table_lock);
-}
 
-/*
- * The copies a fork gave a process go into the enabler table only when
- * the process first looks one up: a child that calls execve() or exits
- * first, the common case, never needs them there. Until then the table
- * has no enabler of the process at all. Lock held.
- */
-static void user_event_mm_hash_copies_locked(struct user_event_mm *uem)
-{
-	lockdep_assert_held(&uem->lock);
-
-	if (!test_bit(USER_EVENT_MM_UNHASHED, &uem->flags))
-		return;
-
-	user_event_mm_hash_all(uem, true);
-	/* Pairs with test_bit_acquire() in user_event_mm_hash_copies() */
-	clear_bit_unlock(USER_EVENT_MM_UNHASHED, &uem->flags);
-}
-
-/* user_event_mm_hash_copies_locked() for a caller without the lock */
-static int user_event_mm_hash_copies(struct user_event_mm *uem)
-{
-	if (!test_bit_acquire(USER_EVENT_MM_UNHASHED, &uem->flags))
-		return 0;
-
-	if (mutex_lock_killable(&uem->lock))
-		return -EINTR;
-	user_event_mm_hash_copies_locked(uem);
-	mutex_unlock(&uem->lock);
-
-	return 0;
+	list_add_tail(&copy->mm_link, &uem->enablers);
+	uem->count++;
 }
 
 /**
- * user_events_dup_mm - Copy the enablers of a process to its fork child
+ * user_events_dup_mmap - Copy the enable bits of a process to its child
+ * @mm: The child's mm, which no task uses yet
  * @oldmm: The parent's mm
- * @mm: The child's mm, a copy of the parent's memory, not yet running
- * @err: What dup_mmap() returned
  *
- * Ends what user_events_dup_mm_prepare() began, also when dup_mmap()
- * failed. The child gets the same addresses and bits, each with its own
- * event reference; they go into the enabler table on its first lookup
- * (USER_EVENT_MM_UNHASHED). Its memory holds the parent's bits, except
- * where a tracer changed an event while the memory was copied: then the
- * child's worker writes every bit again. A failure of the fork after this is
- * cleaned up by the mmput() of @mm.
+ * The child gets the same addresses and bits, each with its own event
+ * reference, except where it gets no memory (MADV_DONTFORK); memory it
+ * gets zeroed (MADV_WIPEONFORK) has its bits written again. Its memory,
+ * copied under the same locks, holds the parent's bits.
  *
- * Return: @err, or -ENOMEM.
+ * Context: dup_mmap(), both mmap_locks held for writing, which keeps the
+ * parent's enablers and bits as they are.
+ * Return: 0 or -ENOMEM: the fork fails, and the put of @mm drops what was
+ * copied.
  */
-int user_events_dup_mm(struct mm_struct *oldmm, struct mm_struct *mm, int err)
+int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 {
-	struct user_event_enabler *enabler;
-	struct user_event_mm *uem, *parent;
-	bool stale = false, queue = false;
+	struct user_event_mm *parent = oldmm->user_event_mm, *uem;
+	struct user_event_enabler *enabler, *copy;
+	struct vm_area_struct *vma = NULL;
 
-	/*
-	 * The parent's first registration may have come while its memory
-	 * was copied: take its enablers now, and write all their bits.
-	 */
-	if (!err && !mm->user_event_mm) {
-		err = user_events_dup_mm_prepare(oldmm, mm);
-		stale = true;
-	}
+	mmap_assert_write_locked(oldmm);
 
-	uem = mm->user_event_mm;
+	if (!parent)
+		return 0;
+
+	uem = user_event_mm_alloc(mm);
 	if (!uem)
-		return err;
+		return -ENOMEM;
+	mm->user_event_mm = uem;
 
-	parent = uem->fork.parent;
-	uem->fork.parent = NULL;
-	if (!err)
-		err = user_event_mm_copy(uem, parent);
-	mutex_unlock(&parent->lock);
-	if (err)
-		return err;
-
-	if (uem->count)
-		set_bit(USER_EVENT_MM_UNHASHED, &uem->flags);
-	user_event_mm_attach(uem);
-
-	/*
-	 * A fan-out begun since the prepare may have missed both the child
-	 * and, while the parent's lock was held, the parent: pairs with
-	 * smp_mb() in user_event_enabler_update().
-	 */
-	smp_mb();
-	if (READ_ONCE(user_event_fanouts_started) != uem->fork.fanouts)
-		stale = true;
-
-	list_for_each_entry(enabler, &uem->enablers, mm_link) {
-		if (stale)
-			user_event_enabler_mark(enabler);
-		else if (!test_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler)))
+	list_for_each_entry(enabler, &parent->enablers, mm_link) {
+		vma = user_event_mm_copy_vma(oldmm, vma, enabler->addr);
+		if (!vma || (vma->vm_flags & VM_DONTCOPY))
 			continue;
-		queue = true;
-	}
 
-	if (queue)
-		user_event_mm_queue_write(uem, 0);
+		copy = kmem_cache_alloc(user_event_enabler_cache,
+					GFP_KERNEL_ACCOUNT);
+		if (!copy)
+			return -ENOMEM;
+
+		copy->faults = 0;
+		user_event_enabler_copy(uem, enabler, copy,
+					vma->vm_flags & VM_WIPEONFORK);
+		if (test_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(copy)))
+			queue_work(user_event_wq, &uem->write_work);
+		cond_resched();
+	}
 
 	return 0;
 }
 
 /**
  * user_events_mm_leave - A task stops using its mm
- * @mm: The mm the task is about to put, on exit or execve()
+ * @mm: The mm the task leaves, in its exit or once execve() replaced it,
+ *	or NULL
  *
- * The enablers' event references go with the last user of @mm, in
- * __mmput(). The worker of the process holds a user of @mm while it
- * writes, and its put would be the last one when the process exits with
- * a write pending: the references would go only after the exit had been
- * reported to the parent. The last task stops the worker here instead,
- * so that its own put is the last.
+ * The last task of a process takes its enablers' event references with
+ * it: whoever else holds a user of @mm (a reader of /proc/PID/mem, a
+ * status change) only delays freeing the memory.
  */
 void user_events_mm_leave(struct mm_struct *mm)
 {
-	struct user_event_mm *uem = mm ? mm->user_event_mm : NULL;
+	struct user_event_mm *uem;
 
-	/* More users than this task and the worker: not the last one */
-	if (!uem || atomic_read(&mm->mm_users) > 2)
+	if (!mm || !atomic_dec_and_test(&mm->user_event_tasks))
 		return;
 
-	/*
-	 * The worker takes and puts its user under the lock, which nobody
-	 * holds while waiting for the process's memory.
-	 */
-	mutex_lock(&uem->lock);
-	if (atomic_read(&mm->mm_users) == 1)
-		set_bit(USER_EVENT_MM_LEAVING, &uem->flags);
-	mutex_unlock(&uem->lock);
+	/* Pairs with cmpxchg() in user_event_mm_get_current() */
+	uem = smp_load_acquire(&mm->user_event_mm);
+	if (uem)
+		user_event_mm_drop(uem);
 }
 
 /**
- * user_events_mm_release - Drop the enablers of an mm without users
- * @mm: The mm, called from __mmput()
+ * user_events_mm_release - Free the user_events state of an mm
+ * @mm: The mm, from __mmput()
  *
- * execve() and the exit of the last task of a process end up here. The
- * bits are not written, the memory is going away. The event references
- * go at once; the memory after a grace period, for the lockless readers.
+ * The enablers are usually gone with the last task already; a fork that
+ * failed after copying them never had a task.
  */
 void user_events_mm_release(struct mm_struct *mm)
 {
@@ -2789,27 +2320,12 @@ void user_events_mm_release(struct mm_struct *mm)
 		return;
 
 	mm->user_event_mm = NULL;
+	user_event_mm_drop(uem);
 
-	/* Nobody queues it any more: the fan-out and the work take users */
-	cancel_delayed_work_sync(&uem->write_work);
-
-	if (test_bit(USER_EVENT_MM_ATTACHED, &uem->flags)) {
-		spin_lock(&user_event_mms_lock);
-		list_del_rcu(&uem->mms_link);
-		spin_unlock(&user_event_mms_lock);
-	}
-
-	/*
-	 * Nobody adds, removes or hashes enablers of an mm without users:
-	 * that takes an ioctl of one of its tasks.
-	 */
-	if (!test_bit(USER_EVENT_MM_UNHASHED, &uem->flags))
-		user_event_mm_hash_all(uem, false);
-
-	user_event_put_enablers(&uem->enablers);
-
-	INIT_RCU_WORK(&uem->free_work, user_event_mm_free_work);
-	queue_rcu_work(system_wq, &uem->free_work);
+	/* The worker takes a user of @mm: it is done, or it does nothing */
+	cancel_work_sync(&uem->write_work);
+	mutex_destroy(&uem->lock);
+	kfree(uem);
 }
 
 /* The user_event_mm of the calling process, created on demand */
@@ -2821,28 +2337,20 @@ static struct user_event_mm *user_event_mm_get_current(void)
 	if (!mm)
 		return NULL;
 
-	/* Pairs with smp_store_release() below */
+	/* Pairs with cmpxchg() below */
 	uem = smp_load_acquire(&mm->user_event_mm);
 	if (uem)
 		return uem;
 
-	uem = user_event_mm_alloc(mm, GFP_KERNEL_ACCOUNT);
+	uem = user_event_mm_alloc(mm);
 	if (!uem)
 		return NULL;
 
 	/* Another thread may attach one first: it wins */
-	spin_lock(&user_event_mms_lock);
-	found = mm->user_event_mm;
-	if (!found) {
-		list_add_rcu(&uem->mms_link, &user_event_mms);
-		set_bit(USER_EVENT_MM_ATTACHED, &uem->flags);
-		/* Pairs with smp_load_acquire() of the lockless readers */
-		smp_store_release(&mm->user_event_mm, uem);
-	}
-	spin_unlock(&user_event_mms_lock);
-
+	found = cmpxchg(&mm->user_event_mm, NULL, uem);
 	if (found) {
-		user_event_mm_free(uem);
+		mutex_destroy(&uem->lock);
+		kfree(uem);
 		return found;
 	}
 
@@ -2915,7 +2423,6 @@ static int user_event_enabler_create(struct user_reg *reg,
 		goto free;
 
 	/* Another thread may have taken the address and bit meanwhile */
-	user_event_mm_hash_copies_locked(uem);
 	ret = -EADDRINUSE;
 	if (user_event_mm_find(uem, addr, bit))
 		goto unlock;
@@ -2928,38 +2435,30 @@ static int user_event_enabler_create(struct user_reg *reg,
 	if (ret)
 		goto unlock;
 
+	/* A status change either finds the enabler or is read below */
 	user_event_enabler_link(enabler);
+	list_add_tail(&enabler->mm_link, &uem->enablers);
+	WRITE_ONCE(uem->count, uem->count + 1);
 
-	/*
-	 * Pairs with smp_mb() in user_event_enabler_update(): a status
-	 * change either reaches the linked enabler or is read here.
-	 */
-	smp_mb();
-	ret = user_event_enabler_write(uem, enabler, FOLL_NOFAULT);
+	ret = user_event_enabler_write(uem, enabler);
 	if (ret) {
 		user_event_enabler_unlink(enabler);
 		user_event_bit_location(&addr, &bit, compat);
 		*fault_addr = addr;
-		ret = -EAGAIN;
 	}
 	mmap_read_unlock(uem->mm);
-	mutex_unlock(&uem->lock);
-
-	/* Lockless readers may have seen it: free it after a grace period */
-	if (ret)
-		call_rcu(&enabler->rcu, user_event_enabler_free_rcu);
-
-	return ret;
 unlock:
 	mutex_unlock(&uem->lock);
+	if (ret) {
 free:
-	kmem_cache_free(user_event_enabler_cache, enabler);
+		kmem_cache_free(user_event_enabler_cache, enabler);
+	}
 	return ret;
 }
 
 /*
  * Unlinks the enabler of an address and bit of the calling process and
- * clears the bit, in one section of the process's lock: a fork copies
+ * clears the bit, in one section of the process's locks: a fork copies
  * either both or neither. A page that needs a fault gives -EAGAIN and
  * leaves the enabler linked, unless @force: then the bit stays as it is.
  */
@@ -2975,7 +2474,6 @@ static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
 	if (ret)
 		return ret;
 
-	user_event_mm_hash_copies_locked(uem);
 	enabler = user_event_mm_find(uem, addr, bit);
 	if (!enabler) {
 		ret = -ENOENT;
@@ -2988,14 +2486,13 @@ static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
 
 	ret = user_event_mm_write_bit(uem->mm, addr, bit,
 				      user_event_enabler_compat(enabler),
-				      false, FOLL_NOFAULT);
+				      false);
+	if (!ret || force) {
+		user_event_enabler_unlink(enabler);
+		*out = enabler;
+		ret = ret ? -EFAULT : 0;
+	}
 	mmap_read_unlock(uem->mm);
-	if (ret && !force)
-		goto unlock;
-
-	user_event_enabler_unlink(enabler);
-	*out = enabler;
-	ret = ret ? -EFAULT : 0;
 unlock:
 	mutex_unlock(&uem->lock);
 	return ret;
@@ -3128,9 +2625,11 @@ static int user_event_validate(struct user_event *user, void *data,
 #define USER_EVENT_WRITE_RETRY		BIT(2)
 
 /*
- * Whether the ftrace probe must not record. A second pass must not run
- * the triggers that fire without a record (traceon, snapshot, ...) again:
- * the first pass did.
+ * Whether the ftrace probe must not record: the decision of
+ * trace_trigger_soft_disabled(), except that a second pass must not run
+ * the triggers that fire without a record (traceon, snapshot, ...)
+ * again: the first pass did. Triggers that test the record run when it is
+ * committed, also for a soft disabled event.
  */
 static bool user_event_ftrace_skip(struct trace_event_file *file,
 				   unsigned int outcome)
@@ -3139,6 +2638,9 @@ static bool user_event_ftrace_skip(struct trace_event_file *file,
 
 	if (!(outcome & USER_EVENT_WRITE_RETRY))
 		return trace_trigger_soft_disabled(file);
+
+	if (eflags & EVENT_FILE_FL_TRIGGER_COND)
+		return false;
 
 	if (eflags & EVENT_FILE_FL_SOFT_DISABLED)
 		return true;
@@ -3471,10 +2973,12 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 	int i;
 
 	/*
-	 * tp_printk prints a record as it is committed, without its size:
-	 * the probe has just checked it against the event's fields.
+	 * A record is only as trustworthy as its size: one that came
+	 * through the event's inject file never met the validators. Without
+	 * a size, only the static fields are known to be there.
 	 */
-	rec_size = iter->ent_size ?: U32_MAX;
+	rec_size = iter->ent_size ?: sizeof(struct trace_entry) +
+				     user->min_size;
 
 	trace_seq_printf(s, "%s:", user->tp.name);
 
@@ -3752,10 +3256,6 @@ static long user_events_ioctl_reg(struct user_event_file_info *info,
 	if (!uem)
 		return -ENOMEM;
 
-	ret = user_event_mm_hash_copies(uem);
-	if (ret)
-		return ret;
-
 	if (user_event_mm_find(uem, reg.enable_addr, reg.enable_bit))
 		return -EADDRINUSE;
 
@@ -3870,7 +3370,7 @@ static long user_events_ioctl_unreg(struct user_unreg __user *ureg,
 	if (ret)
 		return ret;
 
-	/* Pairs with smp_store_release() in user_event_mm_get_current() */
+	/* Pairs with cmpxchg() in user_event_mm_get_current() */
 	uem = current->mm ? smp_load_acquire(&current->mm->user_event_mm) :
 			    NULL;
 	if (!uem)
@@ -4218,6 +3718,16 @@ static int __init trace_events_user_init(void)
 
 	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT |
 					      SLAB_PANIC);
+
+	/*
+	 * Each work item faults pages of one process in, and may wait for
+	 * that process's FUSE server or userfaultfd: a queue of their own
+	 * keeps such waits from holding up the rest of the kernel.
+	 */
+	user_event_wq = alloc_workqueue("user_events", WQ_UNBOUND,
+					WQ_UNBOUND_MAX_ACTIVE);
+	if (!user_event_wq)
+		return -ENOMEM;
 
 	ret = tracing_init_dentry();
 	if (ret)

@@ -14,10 +14,12 @@
  *   delete, which removes them at once;
  * - unregister, close and exit drop their references at once: the next
  *   DIAG_IOCSDEL, "-:" or registration with other fields works without
- *   a retry.
+ *   a retry; so do exit and execve() while another process reads the
+ *   memory of the leaving one (and so holds a user of its mm).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -433,6 +435,121 @@ TEST_F(life, exit_drops_references_at_once) {
 		}
 		ASSERT_FALSE(ue_event_exists(PREFIX "_now"));
 	}
+}
+
+/* Reads a process's memory through /proc/PID/mem until told to stop */
+struct mm_reader {
+	pid_t pid;
+	unsigned long addr;
+	atomic_int stop;
+	atomic_int reads;
+	pthread_t thread;
+};
+
+static void *mm_reader_run(void *arg)
+{
+	struct mm_reader *r = arg;
+	char path[64];
+	int fd, v;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", r->pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+
+	/* Each read holds a user of the mm for a moment */
+	while (!atomic_load(&r->stop)) {
+		if (pread(fd, &v, sizeof(v), r->addr) == sizeof(v))
+			atomic_fetch_add(&r->reads, 1);
+	}
+	close(fd);
+
+	return NULL;
+}
+
+/*
+ * A child registers a persistent event and waits; two threads read its
+ * memory in a loop, so that a user of its mm other than its own task is
+ * often held when it leaves the mm. The child then exits or execs; once
+ * the parent sees that (waitpid(), or the end of a close-on-exec pipe),
+ * the child's references must be gone: DIAG_IOCSDEL returns 0, never
+ * EBUSY.
+ */
+static void leave_with_mm_reader(struct __test_metadata *_metadata,
+				 bool exec)
+{
+	struct mm_reader readers[2];
+	int ready[2], go[2], i, round, word = 0;
+	char c;
+	pid_t pid;
+
+	for (round = 0; round < ROUNDS; round++) {
+		ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
+		ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
+		pid = fork();
+		ASSERT_NE(-1, pid);
+		if (pid == 0) {
+			int fd = open(DATA_FILE, O_RDWR | O_CLOEXEC);
+
+			close(ready[0]);
+			close(go[1]);
+			if (ue_reg_fd(fd, PREFIX "_now u32 v", &word, 0, 4,
+				      USER_EVENT_REG_PERSIST, NULL))
+				_exit(1);
+			if (write(ready[1], "r", 1) != 1 ||
+			    read(go[0], &c, 1) != 1)
+				_exit(2);
+			if (exec)
+				execl("/bin/true", "true", (char *)NULL);
+			_exit(exec ? 3 : 0);
+		}
+		close(ready[1]);
+		close(go[0]);
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+
+		for (i = 0; i < 2; i++) {
+			readers[i].pid = pid;
+			readers[i].addr = (unsigned long)&word;
+			atomic_init(&readers[i].stop, 0);
+			atomic_init(&readers[i].reads, 0);
+			ASSERT_EQ(0, pthread_create(&readers[i].thread, NULL,
+						    mm_reader_run,
+						    &readers[i]));
+		}
+		while (atomic_load(&readers[0].reads) < 10 ||
+		       atomic_load(&readers[1].reads) < 10)
+			sched_yield();
+
+		ASSERT_EQ(1, write(go[1], "g", 1));
+		if (exec) {
+			/* End of file once the exec closed the write end */
+			ASSERT_EQ(0, read(ready[0], &c, 1));
+		} else {
+			ASSERT_EQ(0, ue_wait_child(pid));
+		}
+		EXPECT_EQ(0, ue_del(PREFIX "_now")) {
+			TH_LOG("round %d: DIAG_IOCSDEL: %s", round,
+			       strerror(errno));
+		}
+
+		for (i = 0; i < 2; i++) {
+			atomic_store(&readers[i].stop, 1);
+			pthread_join(readers[i].thread, NULL);
+		}
+		if (exec)
+			ASSERT_EQ(0, ue_wait_child(pid));
+		close(ready[0]);
+		close(go[1]);
+		ASSERT_TRUE(ue_cleanup_event(PREFIX "_now"));
+	}
+}
+
+TEST_F(life, exit_with_mm_reader_drops_at_once) {
+	leave_with_mm_reader(_metadata, false);
+}
+
+TEST_F(life, exec_with_mm_reader_drops_at_once) {
+	leave_with_mm_reader(_metadata, true);
 }
 
 /*
