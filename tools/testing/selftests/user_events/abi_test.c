@@ -627,6 +627,166 @@ TEST_F(user, registration_survives_thread_exit) {
 	ASSERT_EQ(0, ue_unreg(&self->check, 0));
 }
 
+/*
+ * Bits whose pages need a fault before the kernel can write them, so
+ * that only the process's fault worker can: one page dropped
+ * (MADV_DONTNEED) and read back, which maps the shared zero page
+ * read-only, the other write-protected by a fork (copy-on-write). The
+ * worker writes them for as long as the process lives, whichever of its
+ * tasks have gone: they are the process's bits, not a task's.
+ */
+#define DROPPED_BIT	3
+#define COW_BIT		7
+
+struct fault_pages {
+	long size;
+	char *map;
+	int *dropped;	/* first word of the first page */
+	int *cow;	/* first word of the second page */
+};
+
+static int fault_pages_map(struct fault_pages *f)
+{
+	f->size = sysconf(_SC_PAGESIZE);
+	f->map = mmap(NULL, 2 * f->size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (f->map == MAP_FAILED)
+		return -1;
+
+	f->dropped = (int *)f->map;
+	f->cow = (int *)(f->map + f->size);
+	/* Present and writable: the registrations write them at once */
+	*f->dropped = 0;
+	*f->cow = 0;
+
+	return 0;
+}
+
+/* A fork write-protects every private page of the parent */
+static int fork_and_reap(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(0);
+
+	return ue_wait_child(pid);
+}
+
+/*
+ * Enable the event, then disable it, each time after making both pages
+ * need a fault: each bit must follow within the fault worker's bound.
+ */
+static void fault_bits_follow(struct __test_metadata *_metadata,
+			      struct fault_pages *f, const char *when)
+{
+	ASSERT_EQ(0, madvise(f->dropped, f->size, MADV_DONTNEED));
+	ASSERT_EQ(0, ue_load(f->dropped));
+	ASSERT_EQ(0, fork_and_reap());
+
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_TRUE(ue_wait_int(f->dropped, 1 << DROPPED_BIT, WAIT_MS)) {
+		TH_LOG("%s: the dropped page's bit not set within %d ms",
+		       when, WAIT_MS);
+	}
+	ASSERT_TRUE(ue_wait_int(f->cow, 1 << COW_BIT, WAIT_MS)) {
+		TH_LOG("%s: the copy-on-write page's bit not set within %d ms",
+		       when, WAIT_MS);
+	}
+
+	/* Both pages copy-on-write again, with the bits set in them */
+	ASSERT_EQ(0, fork_and_reap());
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_TRUE(ue_wait_int(f->dropped, 0, WAIT_MS)) {
+		TH_LOG("%s: the dropped page's bit not cleared within %d ms",
+		       when, WAIT_MS);
+	}
+	ASSERT_TRUE(ue_wait_int(f->cow, 0, WAIT_MS)) {
+		TH_LOG("%s: the copy-on-write page's bit not cleared within %d ms",
+		       when, WAIT_MS);
+	}
+}
+
+static int step_reg_dropped(struct worker *w)
+{
+	return ue_reg(EVENT_CMD, w->word, DROPPED_BIT, 4, 0);
+}
+
+static int step_nothing(struct worker *w)
+{
+	return 0;
+}
+
+/* Three tasks, then two, then one: the bits follow all along */
+TEST_F(user, fault_bits_follow_as_threads_exit) {
+	struct fault_pages f;
+	struct worker first, second;
+
+	ASSERT_EQ(0, fault_pages_map(&f));
+	ASSERT_EQ(0, worker_start(&first, f.dropped));
+	ASSERT_EQ(0, worker_start(&second, f.dropped));
+	/* The task that leaves first registers one of the bits */
+	ASSERT_EQ(0, worker_run(&second, step_reg_dropped));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, f.cow, COW_BIT, 4, 0));
+	fault_bits_follow(_metadata, &f, "three tasks");
+
+	worker_stop(&second);
+	fault_bits_follow(_metadata, &f, "a thread of three exited");
+
+	worker_stop(&first);
+	fault_bits_follow(_metadata, &f, "a thread of two exited");
+
+	ASSERT_EQ(0, ue_unreg(f.dropped, DROPPED_BIT));
+	ASSERT_EQ(0, ue_unreg(f.cow, COW_BIT));
+	munmap(f.map, 2 * f.size);
+}
+
+/*
+ * A vfork child shares its parent's memory until its exec: the exec
+ * takes one user away from the parent's memory, not the last.
+ */
+static int vfork_exec(void)
+{
+	char *const argv[] = { "abi_test", "--exit", NULL };
+	char *const envp[] = { NULL };
+	pid_t pid;
+
+	pid = vfork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execve("/proc/self/exe", argv, envp);
+		_exit(2);
+	}
+
+	return ue_wait_child(pid);
+}
+
+TEST_F(user, fault_bits_follow_after_vfork_child_execs) {
+	struct fault_pages f;
+	struct worker w;
+
+	ASSERT_EQ(0, fault_pages_map(&f));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, f.dropped, DROPPED_BIT, 4, 0));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, f.cow, COW_BIT, 4, 0));
+
+	ASSERT_EQ(0, vfork_exec());
+	fault_bits_follow(_metadata, &f, "one task, its vfork child exec'd");
+
+	/* The same with a second thread in the parent */
+	ASSERT_EQ(0, worker_start(&w, NULL));
+	ASSERT_EQ(0, worker_run(&w, step_nothing));
+	ASSERT_EQ(0, vfork_exec());
+	fault_bits_follow(_metadata, &f, "two tasks, a vfork child exec'd");
+	worker_stop(&w);
+
+	ASSERT_EQ(0, ue_unreg(f.dropped, DROPPED_BIT));
+	ASSERT_EQ(0, ue_unreg(f.cow, COW_BIT));
+	munmap(f.map, 2 * f.size);
+}
+
 TEST_F(user, flag_persist_survives_last_user) {
 	ASSERT_EQ(0, ue_reg(EVENT_CMD, &self->check, 0, 4,
 			    USER_EVENT_REG_PERSIST));

@@ -937,6 +937,172 @@ TEST_F(write, result) {
 	close(self->fd);
 }
 
+/*
+ * A persistent registration that fails after its event was made (the
+ * enable address or write_index turns out unwritable) removes the new
+ * event again, at once, as a non-persistent one would be: nothing in
+ * user_events_status, tracefs or dynamic_events, and the name is free
+ * for other fields. An event that existed before stays as it was.
+ */
+FIXTURE(persist) {
+	struct pages p;
+	int fd;
+	int check;
+	int active;
+	bool umount;
+};
+
+FIXTURE_VARIANT(persist) {
+	enum addr_kind addr;
+	bool index_readonly;	/* write_index on a read-only page */
+	int flags;		/* besides USER_EVENT_REG_PERSIST */
+};
+
+FIXTURE_VARIANT_ADD(persist, addr_readonly) {
+	.addr = ADDR_READONLY,
+};
+
+FIXTURE_VARIANT_ADD(persist, addr_unmapped) {
+	.addr = ADDR_UNMAPPED,
+};
+
+FIXTURE_VARIANT_ADD(persist, write_index_readonly) {
+	.addr = ADDR_INT, .index_readonly = true,
+};
+
+FIXTURE_VARIANT_ADD(persist, addr_readonly_multi_format) {
+	.addr = ADDR_READONLY, .flags = USER_EVENT_REG_MULTI_FORMAT,
+};
+
+FIXTURE_VARIANT_ADD(persist, write_index_readonly_multi_format) {
+	.addr = ADDR_INT, .index_readonly = true,
+	.flags = USER_EVENT_REG_MULTI_FORMAT,
+};
+
+FIXTURE_SETUP(persist) {
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	cleanup_events();
+
+	ASSERT_EQ(0, map_pages(&self->p));
+	self->active = ue_active_count();
+	ASSERT_LE(0, self->active);
+	self->fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, self->fd);
+}
+
+FIXTURE_TEARDOWN(persist) {
+	cleanup_events();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/* The "u:" lines of dynamic_events for the register name @name */
+static int dyn_lines_of(const char *name)
+{
+	char *text = ue_read_file(DYN_FILE);
+	size_t len = strlen(name);
+	char *line;
+	int n = 0;
+
+	if (!text)
+		return -1;
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "u:", 2) && !strncmp(line + 2, name, len) &&
+		    (line[2 + len] == ' ' || !line[2 + len]))
+			n++;
+	}
+	free(text);
+
+	return n;
+}
+
+/*
+ * DIAG_IOCSREG of @cmd, PERSIST and @flags, with the enable address of
+ * kind @addr, and write_index on a read-only page if @index_readonly:
+ * EFAULT
+ */
+static void reg_persist_fails(struct __test_metadata *_metadata,
+			      struct pages *p, int fd, enum addr_kind addr,
+			      bool index_readonly, int flags, const char *cmd)
+{
+	struct user_reg *reg = (struct user_reg *)p->rw;
+	int ret;
+
+	if (index_readonly)
+		reg = (struct user_reg *)(p->ro -
+					  offsetof(struct user_reg,
+						   write_index));
+	reg->size = sizeof(*reg);
+	reg->enable_bit = 0;
+	reg->enable_size = 4;
+	reg->flags = USER_EVENT_REG_PERSIST | flags;
+	reg->enable_addr = reg_addr(p, addr);
+	reg->name_args = (unsigned long)cmd;
+
+	errno = 0;
+	ret = ioctl(fd, DIAG_IOCSREG, reg);
+	ASSERT_EQ(-1, ret) {
+		TH_LOG("\"%s\" registered", cmd);
+	}
+	ASSERT_EQ(EFAULT, errno);
+}
+
+TEST_F(persist, failed_registration_leaves_no_event) {
+	int index = -1;
+
+	reg_persist_fails(_metadata, &self->p, self->fd, variant->addr,
+			  variant->index_readonly, variant->flags,
+			  EVENT " u32 a");
+
+	/* Gone right after the call, from every view of the events */
+	EXPECT_EQ(self->active, ue_active_count());
+	EXPECT_FALSE(ue_exists(EVENTS_DIR "/" EVENT));
+	EXPECT_FALSE(ue_multi_exists(EVENT));
+	EXPECT_EQ(0, dyn_lines_of(EVENT));
+	/* Nothing left to delete either */
+	ASSERT_EQ(-1, ue_del(EVENT));
+	ASSERT_EQ(ENOENT, errno);
+
+	/* The name is free: other fields register, as the fd's first event */
+	ASSERT_EQ(0, ue_reg_fd(self->fd, EVENT " u64 other", self->p.words, 1,
+			       4, 0, &index)) {
+		TH_LOG("other fields after the failure: %s", strerror(errno));
+	}
+	EXPECT_EQ(0, index);
+	ASSERT_TRUE(ue_exists(EVENTS_DIR "/" EVENT));
+	ASSERT_EQ(0, ue_unreg_fd(self->fd, self->p.words, 1));
+	close(self->fd);
+	ASSERT_TRUE(ue_wait_auto_delete(EVENTS_DIR "/" EVENT));
+	EXPECT_EQ(self->active, ue_active_count());
+}
+
+/*
+ * The same failure on an event that exists already (persistent, no user
+ * left) leaves it alone: still there, and with no reference of the
+ * failed call, so that it deletes at once.
+ */
+TEST_F(persist, failed_registration_keeps_existing_event) {
+	ASSERT_EQ(0, ue_reg_fd(self->fd, EVENT " u32 a", self->p.words, 1, 4,
+			       USER_EVENT_REG_PERSIST | variant->flags, NULL));
+	ASSERT_EQ(0, ue_unreg_fd(self->fd, self->p.words, 1));
+	close(self->fd);
+	self->fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, self->fd);
+
+	reg_persist_fails(_metadata, &self->p, self->fd, variant->addr,
+			  variant->index_readonly, variant->flags,
+			  EVENT " u32 a");
+
+	EXPECT_EQ(self->active + 1, ue_active_count());
+	EXPECT_TRUE(ue_event_exists(EVENT));
+	EXPECT_EQ(1, dyn_lines_of(EVENT));
+	close(self->fd);
+	ASSERT_EQ(0, ue_del(EVENT)) {
+		TH_LOG("DIAG_IOCSDEL after the failure: %s", strerror(errno));
+	}
+	EXPECT_FALSE(ue_event_exists(EVENT));
+	EXPECT_EQ(self->active, ue_active_count());
+}
+
 /* Everything else */
 
 FIXTURE(misc) {

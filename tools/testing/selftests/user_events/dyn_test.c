@@ -671,4 +671,212 @@ TEST_F(user, name_taken_by_uprobe_eexist) {
 	EXPECT_FALSE(ue_exists(ENABLE_FILE));
 }
 
+/*
+ * error_log: a refused command is logged as it was given, with a caret
+ * under the word that was refused. The caret's column counts from the
+ * start of the logged command: through the ioctl the name and the
+ * separator in front of the field list, through dynamic_events also the
+ * "u:" prefix and any spaces after it.
+ */
+#define ERROR_LOG	TRACEFS_DIR "/error_log"
+#define CMD_PREFIX	"  Command: "
+
+struct logged_error {
+	char text[128];		/* what follows "user_events: error: " */
+	char cmd[1024];		/* the command as logged */
+	int caret;		/* column of the caret, 0 under cmd[0] */
+};
+
+/*
+ * The last entry of error_log: "[time] LOC: error: TEXT", then
+ * "  Command: CMD", then a line of spaces and a caret. False when there
+ * is none or it is not in that form.
+ */
+static bool last_error(struct logged_error *e)
+{
+	char *log = ue_read_file(ERROR_LOG);
+	char *line, *next, *prev = NULL, *cmd = NULL, *err = NULL;
+	char *caret = NULL, *at;
+	bool ok = false;
+
+	if (!log)
+		return false;
+
+	/* Cut into lines; remember the last command and its neighbours */
+	for (line = log; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(line, CMD_PREFIX, strlen(CMD_PREFIX))) {
+			cmd = line + strlen(CMD_PREFIX);
+			err = prev;
+			caret = next;
+		}
+		prev = line;
+	}
+
+	if (cmd && err && caret) {
+		at = strchr(caret, '\n');
+		if (at)
+			*at = '\0';
+		at = strstr(err, "user_events: error: ");
+		if (at && caret[strspn(caret, " ")] == '^' &&
+		    !caret[strspn(caret, " ") + 1]) {
+			snprintf(e->text, sizeof(e->text), "%s",
+				 at + strlen("user_events: error: "));
+			snprintf(e->cmd, sizeof(e->cmd), "%s", cmd);
+			e->caret = strspn(caret, " ") - strlen(CMD_PREFIX);
+			ok = true;
+		}
+	}
+	free(log);
+
+	return ok;
+}
+
+static int clear_error_log(void)
+{
+	return ue_write_str(ERROR_LOG, "", O_TRUNC);
+}
+
+/* Names of several lengths (1, 11, 200); none of them is ever created */
+#define NR_CARET_NAMES	3
+
+static const char *caret_name(unsigned int n)
+{
+	static char long_name[201];
+
+	if (n == 0)
+		return "q";
+	if (n == 1)
+		return "__dyn_caret";
+
+	memset(long_name, 'n', sizeof(long_name) - 1);
+	memcpy(long_name, "__dyn_caret_", strlen("__dyn_caret_"));
+	long_name[sizeof(long_name) - 1] = '\0';
+
+	return long_name;
+}
+
+/* A field list and the word of it that the parser refuses */
+static const struct {
+	const char *fields;
+	const char *refused;
+} caret_cases[] = {
+	{ "bogus a; u32 b; u32 c", "bogus" },		/* first field */
+	{ "u32 a; u32 1b; u32 c", "1b" },		/* a middle one */
+	{ "u32 a; u32 b extra; u32 c", "extra" },	/* ditto, a word */
+	{ "u32 a; u32 b; char[0] c", "char[0]" },	/* the last one */
+	{ "u32 a;\tu64  b ;  s99 c", "s99" },		/* tabs, runs */
+	{ "u32 a; struct x b 0", "0" },			/* the last word */
+};
+
+static void caret_cleanup(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_CARET_NAMES; i++)
+		ue_cleanup_event(caret_name(i));
+}
+
+/*
+ * After a refused @cmd, error_log's last entry is @cmd itself with the
+ * caret at @want, the offset of the refused word in @cmd.
+ */
+static void check_caret(struct __test_metadata *_metadata, const char *cmd,
+			int want)
+{
+	struct logged_error e;
+
+	ASSERT_TRUE(last_error(&e)) {
+		TH_LOG("no entry in error_log after \"%s\"", cmd);
+	}
+	EXPECT_STREQ(cmd, e.cmd);
+	EXPECT_EQ(want, e.caret) {
+		TH_LOG("\"%s\" (%s): caret at %d, under \"%s\"; want %d, under \"%s\"",
+		       cmd, e.text, e.caret,
+		       e.caret < (int)strlen(cmd) ? cmd + e.caret : "",
+		       want, cmd + want);
+	}
+}
+
+TEST_F(user, error_log_caret_ioctl) {
+	unsigned int n, c;
+	char cmd[512];
+	int want;
+
+	caret_cleanup();
+	for (n = 0; n < NR_CARET_NAMES; n++) {
+		for (c = 0; c < ARRAY_SIZE(caret_cases); c++) {
+			snprintf(cmd, sizeof(cmd), "%s %s", caret_name(n),
+				 caret_cases[c].fields);
+			want = strlen(caret_name(n)) + 1 +
+			       (strstr(caret_cases[c].fields,
+				       caret_cases[c].refused) -
+				caret_cases[c].fields);
+
+			ASSERT_EQ(0, clear_error_log());
+			ASSERT_EQ(-1, ue_reg(cmd, &self->check, 31, 4, 0)) {
+				TH_LOG("\"%s\" registered", cmd);
+			}
+			ASSERT_EQ(EINVAL, errno);
+			check_caret(_metadata, cmd, want);
+		}
+	}
+	caret_cleanup();
+}
+
+TEST_F(user, error_log_caret_dyn) {
+	/* Spaces after "u:" are skipped, and part of the logged line */
+	static const char * const gaps[] = { "", "   " };
+	unsigned int n, c, g;
+	char cmd[600];
+	int want;
+
+	caret_cleanup();
+	for (g = 0; g < ARRAY_SIZE(gaps); g++) {
+		for (n = 0; n < NR_CARET_NAMES; n++) {
+			for (c = 0; c < ARRAY_SIZE(caret_cases); c++) {
+				snprintf(cmd, sizeof(cmd), "u:%s%s %s", gaps[g],
+					 caret_name(n), caret_cases[c].fields);
+				want = strlen("u:") + strlen(gaps[g]) +
+				       strlen(caret_name(n)) + 1 +
+				       (strstr(caret_cases[c].fields,
+					       caret_cases[c].refused) -
+					caret_cases[c].fields);
+
+				ASSERT_EQ(0, clear_error_log());
+				ASSERT_EQ(EINVAL, ue_dyn_write(cmd)) {
+					TH_LOG("\"%s\" not refused", cmd);
+				}
+				check_caret(_metadata, cmd, want);
+			}
+		}
+	}
+	caret_cleanup();
+}
+
+/*
+ * A name that exists with other fields: the caret is under the start of
+ * the field list that differs.
+ */
+TEST_F(user, error_log_caret_fields_differ) {
+	static const char ioctl_cmd[] = EVENT " u64 b";
+	static const char dyn_cmd[] = "u:  " EVENT " u64 b";
+
+	ASSERT_EQ(0, ue_dyn_write("u:" EVENT " u32 a"));
+
+	ASSERT_EQ(0, clear_error_log());
+	ASSERT_EQ(-1, ue_reg(ioctl_cmd, &self->check, 31, 4, 0));
+	ASSERT_EQ(EADDRINUSE, errno);
+	check_caret(_metadata, ioctl_cmd, strlen(EVENT " "));
+
+	ASSERT_EQ(0, clear_error_log());
+	ASSERT_EQ(EADDRINUSE, ue_dyn_write(dyn_cmd));
+	check_caret(_metadata, dyn_cmd, strlen("u:  " EVENT " "));
+
+	ASSERT_EQ(0, ue_dyn_write("-:" EVENT " u32 a"));
+	ASSERT_FALSE(ue_exists(ENABLE_FILE));
+}
+
 TEST_HARNESS_MAIN

@@ -24,6 +24,8 @@
 
 #define EVENT		"__fault_event"
 #define EVENT_CMD	EVENT " u32 count"
+#define EVENT2		"__fault_event2"
+#define EVENT2_CMD	EVENT2 " u32 count"
 #define WAIT_MS		UE_FAULT_MS
 
 FIXTURE(fault) {
@@ -37,7 +39,9 @@ FIXTURE(fault) {
 static void fault_cleanup(void)
 {
 	ue_enable(EVENT, 0);
+	ue_enable(EVENT2, 0);
 	ue_cleanup_event(EVENT);
+	ue_cleanup_event(EVENT2);
 }
 
 FIXTURE_SETUP(fault) {
@@ -462,6 +466,107 @@ TEST_F(fault, fault_warning_rate_limited) {
 		ASSERT_EQ(0, words[i]);
 		ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &words[i], 0));
 	}
+}
+
+/*
+ * A struct user_reg whose write_index straddles two pages, two bytes in
+ * each, is a valid registration: the index is stored whole, whatever
+ * fault each page needs first.
+ */
+#define INDEX_SPLIT	2
+
+static struct user_reg *straddling_reg(char *map, long page)
+{
+	return (struct user_reg *)(map + page - INDEX_SPLIT -
+				   offsetof(struct user_reg, write_index));
+}
+
+/* The first @len bytes of a registration of @cmd, written to @at */
+static void put_reg(void *at, size_t len, const char *cmd, void *addr,
+		    int bit)
+{
+	struct user_reg reg = {0};
+
+	reg.size = sizeof(reg);
+	reg.enable_bit = bit;
+	reg.enable_size = 4;
+	reg.enable_addr = (__u64)(unsigned long)addr;
+	reg.name_args = (__u64)(unsigned long)cmd;
+	reg.write_index = UE_INDEX_GARBAGE;
+	memcpy(at, &reg, len);
+}
+
+static __u32 stored_index(struct user_reg *reg)
+{
+	__u32 index;
+
+	memcpy(&index, (char *)reg + offsetof(struct user_reg, write_index),
+	       sizeof(index));
+
+	return index;
+}
+
+/* The second page is never touched by this process: the kernel's read */
+TEST_F(fault, write_index_across_pages_second_untouched) {
+	struct user_reg *reg = straddling_reg(self->map, self->page);
+	int *word = (int *)self->map;
+	int first = 0;
+
+	/* The fd's first event takes index 0: the index stored here is 1 */
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, &first, 0, 4, 0,
+			       NULL));
+	put_reg(reg, sizeof(*reg) - INDEX_SPLIT, EVENT2_CMD, word, 5);
+
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, reg)) {
+		TH_LOG("DIAG_IOCSREG: %s", strerror(errno));
+	}
+	ASSERT_EQ(1, stored_index(reg));
+
+	ASSERT_EQ(0, ue_enable(EVENT2, 1));
+	ASSERT_EQ(1 << 5, ue_load(word));
+	ASSERT_EQ(0, ue_enable(EVENT2, 0));
+	ASSERT_EQ(0, ue_load(word));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, word, 5));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &first, 0));
+}
+
+/*
+ * Both pages copy-on-write after a fork: in the child, and in the parent
+ * after the child registered in its copy.
+ */
+TEST_F(fault, write_index_across_pages_after_fork) {
+	struct user_reg *reg = straddling_reg(self->map, self->page);
+	int *word = (int *)self->map;
+	pid_t pid;
+	int fd;
+
+	put_reg(reg, sizeof(*reg), EVENT2_CMD, word, 6);
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0) {
+		fd = open(DATA_FILE, O_RDWR);
+		if (fd < 0)
+			_exit(1);
+		if (ioctl(fd, DIAG_IOCSREG, reg))
+			_exit(2);
+		_exit(stored_index(reg) == 0 ? 0 : 3);
+	}
+	ASSERT_EQ(0, ue_wait_child(pid)) {
+		TH_LOG("child: 1 open, 2 DIAG_IOCSREG, 3 index not stored");
+	}
+	ASSERT_EQ(UE_INDEX_GARBAGE, stored_index(reg));
+
+	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, reg)) {
+		TH_LOG("DIAG_IOCSREG: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, stored_index(reg));
+
+	ASSERT_EQ(0, ue_enable(EVENT2, 1));
+	ASSERT_EQ(1 << 6, ue_load(word));
+	ASSERT_EQ(0, ue_enable(EVENT2, 0));
+	ASSERT_EQ(0, ue_load(word));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, word, 6));
 }
 
 TEST_HARNESS_MAIN

@@ -698,6 +698,192 @@ TEST_F(fork, exec_drops_last_reference) {
 	close(ready[0]);
 }
 
+/*
+ * Fork at mapping boundaries. The child inherits no memory of a
+ * MADV_DONTFORK mapping, so no enabler of a word there, and gets the
+ * memory of a MADV_WIPEONFORK mapping zeroed, so its bit written again.
+ * The word sits right at the border with the mapping of other enablers:
+ * at the first byte of the advised mapping when it directly follows
+ * theirs, at its last int when it directly precedes it. Their words are
+ * at both ends of their own page and registered before and after the
+ * border word, so that the border word is copied between them whatever
+ * order the kernel copies a process's enablers in.
+ */
+#define EDGE_PLAIN_LAST_BIT	0
+#define EDGE_BIT		1
+#define EDGE_PLAIN_FIRST_BIT	2
+
+FIXTURE(edge) {
+	long page;
+	char *map;
+	int *plain_first;	/* first int of the plain page */
+	int *plain_last;	/* last int of the plain page */
+	int *edge;		/* the word of the advised page at the border */
+	bool umount;
+};
+
+FIXTURE_VARIANT(edge) {
+	int advice;
+	bool advised_first;	/* the advised page before the plain one */
+};
+
+FIXTURE_VARIANT_ADD(edge, dontfork_after) {
+	.advice = MADV_DONTFORK,
+};
+
+FIXTURE_VARIANT_ADD(edge, wipeonfork_after) {
+	.advice = MADV_WIPEONFORK,
+};
+
+FIXTURE_VARIANT_ADD(edge, dontfork_before) {
+	.advice = MADV_DONTFORK, .advised_first = true,
+};
+
+FIXTURE_VARIANT_ADD(edge, wipeonfork_before) {
+	.advice = MADV_WIPEONFORK, .advised_first = true,
+};
+
+FIXTURE_SETUP(edge) {
+	char *plain, *advised;
+
+	self->map = MAP_FAILED;
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	fork_cleanup();
+	self->page = sysconf(_SC_PAGESIZE);
+	self->map = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)self->map);
+	plain = self->map + (variant->advised_first ? self->page : 0);
+	advised = self->map + (variant->advised_first ? 0 : self->page);
+	/* Other flags: the advice splits the mapping in two */
+	ASSERT_EQ(0, madvise(advised, self->page, variant->advice));
+
+	self->plain_first = (int *)plain;
+	self->plain_last = (int *)(plain + self->page) - 1;
+	self->edge = variant->advised_first ?
+		     (int *)(advised + self->page) - 1 : (int *)advised;
+	*self->plain_first = 0;
+	*self->plain_last = 0;
+	*self->edge = 0;
+}
+
+FIXTURE_TEARDOWN(edge) {
+	ue_enable(EVENT, 0);
+	if (self->map != MAP_FAILED)
+		munmap(self->map, 2 * self->page);
+	fork_cleanup();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/* What the child checks, one exit code per step */
+enum edge_step {
+	EDGE_OK,
+	EDGE_COPY_OF_DONTFORK = 10,
+	EDGE_MAP,
+	EDGE_REGISTER_AGAIN,
+	EDGE_REGISTER_BIT,
+	EDGE_UNREG_OWN,
+	EDGE_WIPED_NOT_WRITTEN,
+	EDGE_UNREG_WIPED,
+	EDGE_PLAIN_BITS,
+	EDGE_UNREG_PLAIN,
+};
+
+static const char *edge_step_name(int step)
+{
+	static const char * const names[] = {
+		"the DONTFORK word has no enabler in the child",
+		"map the child's own page at the DONTFORK address",
+		"the child registers the address anew",
+		"the child's new registration sets its bit",
+		"the child unregisters its new enabler",
+		"the WIPEONFORK word is written again in the child",
+		"the child unregisters its copy of the WIPEONFORK word",
+		"the plain words keep their bits in the child",
+		"the child unregisters its copies of the plain words",
+	};
+
+	if (step >= EDGE_COPY_OF_DONTFORK && step <= EDGE_UNREG_PLAIN)
+		return names[step - EDGE_COPY_OF_DONTFORK];
+
+	return "?";
+}
+
+static int edge_child(int *edge, int *plain_first, int *plain_last,
+		      long page, int advice)
+{
+	int *word;
+
+	if (advice == MADV_DONTFORK) {
+		if (ue_unreg(edge, EDGE_BIT) != -1 || errno != ENOENT)
+			return EDGE_COPY_OF_DONTFORK;
+		/* Memory of its own there: a new address for the child */
+		word = mmap((char *)edge - ((uintptr_t)edge &
+						   (page - 1)),
+			    page, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			    -1, 0);
+		if (word == MAP_FAILED)
+			return EDGE_MAP;
+		if (ue_reg(EVENT_CMD, edge, EDGE_BIT, 4, 0))
+			return EDGE_REGISTER_AGAIN;
+		if (ue_load(edge) != 1 << EDGE_BIT)
+			return EDGE_REGISTER_BIT;
+		if (ue_unreg(edge, EDGE_BIT) || ue_load(edge))
+			return EDGE_UNREG_OWN;
+	} else {
+		/* Zeroed by the fork; the child's fault worker writes it */
+		if (!ue_wait_int(edge, 1 << EDGE_BIT, UE_FAULT_MS))
+			return EDGE_WIPED_NOT_WRITTEN;
+		if (ue_unreg(edge, EDGE_BIT) || ue_load(edge))
+			return EDGE_UNREG_WIPED;
+	}
+
+	if (ue_load(plain_first) != 1 << EDGE_PLAIN_FIRST_BIT ||
+	    ue_load(plain_last) != 1 << EDGE_PLAIN_LAST_BIT)
+		return EDGE_PLAIN_BITS;
+	if (ue_unreg(plain_first, EDGE_PLAIN_FIRST_BIT) ||
+	    ue_unreg(plain_last, EDGE_PLAIN_LAST_BIT))
+		return EDGE_UNREG_PLAIN;
+
+	return EDGE_OK;
+}
+
+TEST_F(edge, child_enablers_at_mapping_border) {
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, self->plain_last, EDGE_PLAIN_LAST_BIT,
+			    4, 0));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, self->edge, EDGE_BIT, 4, 0));
+	ASSERT_EQ(0, ue_reg(EVENT_CMD, self->plain_first,
+			    EDGE_PLAIN_FIRST_BIT, 4, 0));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(1 << EDGE_BIT, ue_load(self->edge));
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0)
+		_exit(edge_child(self->edge, self->plain_first,
+				 self->plain_last, self->page,
+				 variant->advice));
+	status = ue_wait_child(pid);
+	ASSERT_EQ(EDGE_OK, status) {
+		TH_LOG("child: %s failed (exit %d)", edge_step_name(status),
+		       status);
+	}
+
+	/* The parent's enablers are as before; its pages copy-on-write */
+	ASSERT_EQ(1 << EDGE_BIT, ue_load(self->edge));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_TRUE(ue_wait_int(self->edge, 0, UE_FAULT_MS));
+	ASSERT_TRUE(ue_wait_int(self->plain_first, 0, UE_FAULT_MS));
+	ASSERT_TRUE(ue_wait_int(self->plain_last, 0, UE_FAULT_MS));
+	ASSERT_EQ(0, ue_unreg(self->plain_last, EDGE_PLAIN_LAST_BIT));
+	ASSERT_EQ(0, ue_unreg(self->edge, EDGE_BIT));
+	ASSERT_EQ(0, ue_unreg(self->plain_first, EDGE_PLAIN_FIRST_BIT));
+}
+
 static void __attribute__((constructor)) __constructor_order_last(void)
 {
 	if (!__constructor_order)

@@ -182,6 +182,127 @@ TEST_F(user, unprivileged_register_write_unregister) {
 	close(dyn_fd);
 }
 
+/*
+ * PERSIST without CAP_PERFMON is refused before the command is parsed
+ * or looked up: EPERM for an invalid field list and for a name that
+ * exists with other fields too (not EINVAL or EADDRINUSE), through the
+ * ioctl and through "u:", and nothing reaches error_log, which only the
+ * parsing and the lookup write to.
+ */
+#define ERROR_LOG	TRACEFS_DIR "/error_log"
+
+enum persist_step {
+	PERSIST_OK,
+	PERSIST_DROP = 10,
+	PERSIST_OPEN,
+	PERSIST_BAD_FIELDS,
+	PERSIST_BAD_FIELDS_MULTI,
+	PERSIST_OTHER_FIELDS,
+	PERSIST_DYN_BAD_FIELDS,
+	PERSIST_DYN_OTHER_FIELDS,
+};
+
+static const char *persist_step_name(int step)
+{
+	static const char * const names[] = {
+		"drop privileges", "open user_events_data",
+		"PERSIST with an invalid field list: EPERM",
+		"PERSIST|MULTI_FORMAT with an invalid field list: EPERM",
+		"PERSIST of a name that exists with other fields: EPERM",
+		"u: with an invalid field list: EPERM",
+		"u: of a name that exists with other fields: EPERM",
+	};
+
+	if (step >= PERSIST_DROP && step <= PERSIST_DYN_OTHER_FIELDS)
+		return names[step - PERSIST_DROP];
+
+	return "?";
+}
+
+static bool refused_eperm(int fd, const char *cmd, int *check, int flags)
+{
+	return ue_reg_fd(fd, cmd, (void *)check, 2, 4, flags, NULL) == -1 &&
+	       errno == EPERM;
+}
+
+static bool dyn_refused_eperm(int dyn_fd, const char *line)
+{
+	return write(dyn_fd, line, strlen(line)) == -1 && errno == EPERM;
+}
+
+static int unprivileged_persist(int dyn_fd, int *check)
+{
+	int fd;
+
+	if (!drop_privileges())
+		return PERSIST_DROP;
+
+	fd = open(DATA_FILE, O_RDWR);
+	if (fd < 0)
+		return PERSIST_OPEN;
+
+	if (!refused_eperm(fd, EVENT "_x u32 a; bogus b", check,
+			   USER_EVENT_REG_PERSIST))
+		return PERSIST_BAD_FIELDS;
+	if (!refused_eperm(fd, EVENT "_x u32 a;;u32 1b", check,
+			   USER_EVENT_REG_PERSIST |
+			   USER_EVENT_REG_MULTI_FORMAT))
+		return PERSIST_BAD_FIELDS_MULTI;
+	if (!refused_eperm(fd, EVENT_P " u64 other", check,
+			   USER_EVENT_REG_PERSIST))
+		return PERSIST_OTHER_FIELDS;
+	if (!dyn_refused_eperm(dyn_fd, "u:" EVENT "_x u32 a; char[0] b"))
+		return PERSIST_DYN_BAD_FIELDS;
+	if (!dyn_refused_eperm(dyn_fd, "u:" EVENT_P " u64 other"))
+		return PERSIST_DYN_OTHER_FIELDS;
+
+	close(fd);
+
+	return PERSIST_OK;
+}
+
+TEST_F(user, unprivileged_persist_eperm_before_parsing) {
+	char *log, *dyn;
+	int dyn_fd, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, chown(DATA_FILE, 0, NOBODY));
+	ASSERT_EQ(0, chmod(DATA_FILE, 0660));
+	ASSERT_EQ(0, ue_write_str(DYN_FILE, "u:" EVENT_P " u32 a", O_APPEND));
+	dyn_fd = open(DYN_FILE, O_WRONLY | O_APPEND);
+	ASSERT_NE(-1, dyn_fd);
+	ASSERT_EQ(0, ue_write_str(ERROR_LOG, "", O_TRUNC));
+
+	pid = fork();
+	ASSERT_NE(-1, pid);
+	if (pid == 0)
+		_exit(unprivileged_persist(dyn_fd, &self->check));
+	close(dyn_fd);
+
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(PERSIST_OK, WEXITSTATUS(status)) {
+		TH_LOG("unprivileged step failed: %s",
+		       persist_step_name(WEXITSTATUS(status)));
+	}
+
+	log = ue_read_file(ERROR_LOG);
+	ASSERT_NE(0, (uintptr_t)log);
+	EXPECT_STREQ("", log) {
+		TH_LOG("error_log after refused unprivileged commands:\n%s",
+		       log);
+	}
+	free(log);
+
+	/* Nothing made, nothing changed */
+	ASSERT_FALSE(ue_event_exists(EVENT "_x"));
+	dyn = ue_read_file(DYN_FILE);
+	ASSERT_NE(0, (uintptr_t)dyn);
+	EXPECT_NE(0, (uintptr_t)strstr(dyn, "u:" EVENT_P " u32 a\n"));
+	EXPECT_EQ(0, (uintptr_t)strstr(dyn, "u:" EVENT_P " u64 other"));
+	free(dyn);
+}
+
 TEST_F(user, no_access_eacces) {
 	int status;
 	pid_t pid;

@@ -390,4 +390,108 @@ TEST_F(user, delete_while_only_perf_holds_ebusy) {
 	ASSERT_FALSE(ue_exists(EVENT_DIR));
 }
 
+/*
+ * With perf alone attached, a dynamic location that reaches past the
+ * payload is EFAULT and nothing is recorded, however much padding perf
+ * adds to the sample: the record ends where the payload ends. Payloads
+ * of each length mod 8 get every amount of padding, 0 to 7 bytes; the
+ * locations end 1 to 8 bytes past the payload. One ending exactly at the
+ * payload's end is recorded.
+ */
+#define LOC_STR_LEN	4	/* "abc" and its NUL */
+
+static __u64 ring_head(struct perf_ctx *ctx)
+{
+	struct perf_event_mmap_page *meta = ctx->ring;
+
+	return __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Write @len bytes of payload for a single field at record offset 8,
+ * whose location (of a @rel_loc or data_loc kind) points at a 4-byte
+ * string ending @past bytes after the payload. The payload holds all of
+ * the string that fits, NUL last when it all does.
+ */
+static ssize_t write_loc(int fd, int index, bool rel_loc, size_t len,
+			 size_t past)
+{
+	char buf[4 + 64];
+	size_t end = 8 + len + past;	/* record offset of the string's end */
+	size_t start = end - LOC_STR_LEN;
+	__u32 loc;
+
+	memset(buf, 'x', sizeof(buf));
+	memcpy(buf, &index, 4);
+	/* data_loc counts from the record start, rel_loc after its word */
+	loc = DYN_LOC(rel_loc ? start - 12 : start, LOC_STR_LEN);
+	memcpy(buf + 4, &loc, 4);
+	if (!past)
+		memcpy(buf + 4 + start - 8, "abc", LOC_STR_LEN);
+
+	return write(fd, buf, 4 + len);
+}
+
+static void perf_only_loc_past_payload(struct __test_metadata *_metadata,
+				       int fd, int *check, bool rel_loc)
+{
+	struct perf_ctx ctx;
+	__u64 before;
+	size_t len, past;
+	int index = -1;
+	ssize_t ret;
+	int id;
+
+	ASSERT_EQ(0, ue_reg_fd(fd, rel_loc ?
+			       EVENT " __rel_loc char[] s" :
+			       EVENT " __data_loc char[] s",
+			       check, 31, 4, 0, &index));
+	id = ue_event_id(EVENT);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, perf_attach_size(&ctx, id, 16384));
+	/* perf alone: no ftrace probe that would check the record too */
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(1 << 31, *check);
+
+	/* The word, then at least the string: 8 lengths, each padding */
+	for (len = 4 + LOC_STR_LEN; len < 4 + LOC_STR_LEN + 8; len++) {
+		for (past = 1; past <= 8; past++) {
+			before = ring_head(&ctx);
+			errno = 0;
+			ret = write_loc(fd, index, rel_loc, len,
+					past);
+			EXPECT_EQ(-1, ret) {
+				TH_LOG("payload %zu (perf pads %zu), string %zu past it: %zd",
+				       len, (size_t)(-(len + 12) & 7), past,
+				       ret);
+			}
+			EXPECT_EQ(EFAULT, errno);
+			EXPECT_EQ(before, ring_head(&ctx)) {
+				TH_LOG("payload %zu, %zu past: recorded",
+				       len, past);
+			}
+		}
+
+		before = ring_head(&ctx);
+		ASSERT_WRITE(4 + len, write_loc(fd, index, rel_loc,
+						len, 0));
+		EXPECT_LT(before, ring_head(&ctx)) {
+			TH_LOG("payload %zu ending at the payload's end: no sample",
+			       len);
+		}
+	}
+
+	perf_detach(&ctx);
+}
+
+TEST_F(user, perf_only_data_loc_past_payload_efault) {
+	perf_only_loc_past_payload(_metadata, self->data_fd, &self->check,
+				   false);
+}
+
+TEST_F(user, perf_only_rel_loc_past_payload_efault) {
+	perf_only_loc_past_payload(_metadata, self->data_fd, &self->check,
+				   true);
+}
+
 TEST_HARNESS_MAIN

@@ -18,7 +18,7 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 EMIT=$DIR/ue_emit
 N=0
 FAILED=0
-PLAN=27
+PLAN=33
 
 tap() {	# tap RESULT(0 ok, 1 fail, 4 skip) DESC [REASON]
 	N=$((N + 1))
@@ -225,6 +225,14 @@ check "filter msg ~ \"ab*\" (char[N] glob)" filtered 'msg ~ "ab*"' 2
 check "filter dmsg == \"x\" (__data_loc)" filtered 'dmsg == "x"' 3
 check "filter dmsg ~ \"*ab*\" (__data_loc glob)" filtered 'dmsg ~ "*ab*"' 5
 check "filter count < 4 && msg != \"y\"" filtered 'count < 4 && msg != "y"' 3
+# A __rel_loc char[] field is a string to the filter, as a __data_loc
+# one is: ==, != and globs select on its text (zab), beside a
+# __data_loc field with other text (yab) in the same records
+check "filter rmsg == \"zab\" (__rel_loc)" filtered 'rmsg == "zab"' 3
+check "filter rmsg != \"zab\" (__rel_loc)" filtered 'rmsg != "zab"' 5
+check "filter rmsg ~ \"z*\" (__rel_loc glob)" filtered 'rmsg ~ "z*"' 3
+check "filter dmsg == \"yab\" (__data_loc beside it)" filtered 'dmsg == "yab"' 3
+check "filter dmsg != \"yab\" (__data_loc beside it)" filtered 'dmsg != "yab"' 5
 
 t_bad_filter() {
 	local err
@@ -330,6 +338,26 @@ t_hist_dyn() {
 	return 1
 }
 check "hist:keys=dmsg,count (__data_loc key)" t_hist_dyn
+
+# A string key from a __rel_loc char[] field: its text, not its word
+t_hist_rel() {
+	local h
+	put $A/trigger 'hist:keys=rmsg:vals=hitcount,count:sort=rmsg' ||
+		{ WHY="trigger write refused"; return 1; }
+	want_bits "1 0" || return 1
+	emit a 1 3 m d r1 || return 1
+	emit a 4 5 m d r22 || return 1
+	h=$(<$A/hist)
+	put $A/trigger '!hist:keys=rmsg:vals=hitcount,count:sort=rmsg'
+	want_bits "0 0" || return 1
+	# r1: hits 3, sum of count 1+2+3; r22: hits 5, sum 4+..+8
+	[[ $h =~ \{\ rmsg:\ *r1\ *\}\ *hitcount:\ *3\ *count:\ *6 ]] &&
+	[[ $h =~ \{\ rmsg:\ *r22\ *\}\ *hitcount:\ *5\ *count:\ *30 ]] &&
+	[[ $h == *"Hits: 8"* ]] && return 0
+	WHY="hist: $(echo "$h" | grep -v '^#' | tr '\n' '|')"
+	return 1
+}
+check "hist:keys=rmsg (__rel_loc key)" t_hist_rel
 
 reset
 check "bits clear after the ftrace tests" want_bits "0 0"
