@@ -634,6 +634,7 @@ struct user_print_case {
 	const void	*payload;
 	u32		len;
 	const char	*line;
+	const char	*nosize;	/* without the record's size, if other */
 };
 
 /* Records in the writer's byte order, as user space writes them */
@@ -661,6 +662,18 @@ static const struct {
 	u64	n;
 } __packed user_print_struct = { { 0x01, 0x2a, 0xff }, 7 };
 
+/* Locations that end one byte beyond the record, and one that fits */
+static const struct {
+	u32	d;
+	u32	r;
+	u32	ok;
+	char	data[4];
+} __packed user_print_outside = {
+	USER_KUNIT_LOC(sizeof(struct trace_entry) + 12, 5),
+	USER_KUNIT_LOC(4, 5),
+	USER_KUNIT_LOC(sizeof(struct trace_entry) + 12, 4), "abc",
+};
+
 static const struct user_print_case user_print_cases[] = {
 	{ "numbers and char[N]", "u32 a; s16 b; char[8] s; s64 c",
 	  &user_print_numbers, sizeof(user_print_numbers),
@@ -668,10 +681,16 @@ static const struct user_print_case user_print_cases[] = {
 	{ "__data_loc and __rel_loc strings",
 	  "__data_loc char[] d; __rel_loc char[] r",
 	  &user_print_strings, sizeof(user_print_strings),
-	  "kunit_event: d=world r=hi\n" },
+	  "kunit_event: d=world r=hi\n",
+	  "kunit_event: d=<bad> r=<bad>\n" },
 	{ "struct as hex", "struct x blob 3; u64 n",
 	  &user_print_struct, sizeof(user_print_struct),
 	  "kunit_event: blob=012aff n=7\n" },
+	{ "locations beyond the record",
+	  "__data_loc char[] d; __rel_loc char[] r; __data_loc char[] ok",
+	  &user_print_outside, sizeof(user_print_outside),
+	  "kunit_event: d=<bad> r=<bad> ok=abc\n",
+	  "kunit_event: d=<bad> r=<bad> ok=<bad>\n" },
 };
 
 static void user_print_case_desc(const struct user_print_case *c,
@@ -684,8 +703,8 @@ KUNIT_ARRAY_PARAM(user_print, user_print_cases, user_print_case_desc);
 
 /*
  * Print the record of @c through the event's trace() output function,
- * with an iterator whose ent_size is @ent_size: the record size for the
- * trace file, 0 for tp_printk, which does not set it.
+ * with an iterator whose ent_size is @ent_size: the record size as the
+ * trace file and tp_printk give it, or 0 for none.
  */
 static const char *user_kunit_print(struct kunit *test,
 				    const struct user_print_case *c,
@@ -740,19 +759,22 @@ static void user_event_print_test(struct kunit *test)
 			       "%s, record size given", c->what);
 }
 
-/* tp_printk prints each record as it is written, with ent_size 0 */
-static void user_event_print_tp_printk_test(struct kunit *test)
+/*
+ * Without the record's size (ent_size 0) only the static fields are
+ * known to be there: data behind them is not read.
+ */
+static void user_event_print_nosize_test(struct kunit *test)
 {
 	const struct user_print_case *c = test->param_value;
 
-	KUNIT_EXPECT_STREQ_MSG(test, user_kunit_print(test, c, 0), c->line,
-			       "%s, ent_size 0 as with tp_printk", c->what);
+	KUNIT_EXPECT_STREQ_MSG(test, user_kunit_print(test, c, 0),
+			       c->nosize ?: c->line, "%s, ent_size 0",
+			       c->what);
 }
 
 static struct kunit_case user_events_print_cases[] = {
 	KUNIT_CASE_PARAM(user_event_print_test, user_print_gen_params),
-	KUNIT_CASE_PARAM(user_event_print_tp_printk_test,
-			 user_print_gen_params),
+	KUNIT_CASE_PARAM(user_event_print_nosize_test, user_print_gen_params),
 	{}
 };
 
@@ -761,5 +783,62 @@ static struct kunit_suite user_events_print_suite = {
 	.test_cases = user_events_print_cases,
 };
 
+/* ------------------------------------------------------------------ */
+/* Suite user_events_ids: the core reuses the type ids of removed events */
+/* ------------------------------------------------------------------ */
+
+static enum print_line_t user_kunit_print_nothing(struct trace_iterator *iter,
+						  int flags,
+						  struct trace_event *event)
+{
+	return TRACE_TYPE_HANDLED;
+}
+
+static struct trace_event_functions user_kunit_ids_funcs = {
+	.trace = user_kunit_print_nothing,
+};
+
+/*
+ * Type ids are handed out in order until the 16-bit space is used up;
+ * from then on, the lowest free one goes to the next event. That is why
+ * the records of a removed event must go with it: the next event would
+ * decode them. The test registers and removes an event until its id
+ * comes back, and so leaves the id space wrapped: every event created in
+ * the rest of this boot (the kselftests' among them) reuses an id.
+ */
+static void user_event_ids_wrap_test(struct kunit *test)
+{
+	struct trace_event ev = { .funcs = &user_kunit_ids_funcs };
+	int type, first, last = 0, n;
+
+	for (n = 0; n <= TRACE_EVENT_TYPE_MAX; n++) {
+		ev.type = 0;
+		type = register_trace_event(&ev);
+		KUNIT_ASSERT_NE_MSG(test, type, 0, "no free type id");
+		unregister_trace_event(&ev);
+		if (type <= last)
+			break;
+		last = type;
+	}
+	KUNIT_ASSERT_LE_MSG(test, type, last, "type ids did not wrap");
+
+	/* Now the id of an event that is removed is the next one's */
+	first = type;
+	ev.type = 0;
+	type = register_trace_event(&ev);
+	unregister_trace_event(&ev);
+	KUNIT_EXPECT_EQ(test, type, first);
+}
+
+static struct kunit_case user_events_ids_cases[] = {
+	KUNIT_CASE(user_event_ids_wrap_test),
+	{}
+};
+
+static struct kunit_suite user_events_ids_suite = {
+	.name = "user_events_ids",
+	.test_cases = user_events_ids_cases,
+};
+
 kunit_test_suites(&user_events_parse_suite, &user_events_name_suite,
-		  &user_events_print_suite);
+		  &user_events_print_suite, &user_events_ids_suite);
