@@ -249,21 +249,20 @@ TEST_F(records, removed_event_leaves_no_record)
 	ASSERT_TRUE(trace_shows_records(TRACE_FILE, why, sizeof(why)));
 	ASSERT_TRUE(trace_shows_records(INSTANCE "/trace", why, sizeof(why)));
 
+	/* Only a PERSIST flag still holds the event after this */
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->word, 0));
+	close(self->data_fd);
+	self->data_fd = -1;
 	switch (variant->removal) {
 	case RM_AUTO_DELETE:
-		close(self->data_fd);
-		self->data_fd = -1;
 		ASSERT_TRUE(ue_wait_auto_delete(EVENTS_DIR "/" VICTIM));
 		break;
 	case RM_DIAG_IOCSDEL:
-		ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSDEL, VICTIM)) {
+		ASSERT_EQ(0, ue_del(VICTIM)) {
 			TH_LOG("DIAG_IOCSDEL: %s", strerror(errno));
 		}
 		break;
 	case RM_REREGISTER:
-		close(self->data_fd);
-		self->data_fd = -1;
 		/* The lookup or the auto-delete removes the old event */
 		ASSERT_EQ(0, ue_reg(VICTIM " " VICTIM_OTHER, &self->other_word,
 				    0, sizeof(int), 0)) {
@@ -276,8 +275,6 @@ TEST_F(records, removed_event_leaves_no_record)
 		ASSERT_EQ(0, ue_dyn_write("-:" VICTIM " " VICTIM_FIELDS));
 		break;
 	case RM_DYN_TRUNCATE:
-		close(self->data_fd);
-		self->data_fd = -1;
 		ASSERT_EQ(0, ue_write_str(DYN_FILE, "", O_TRUNC)) {
 			TH_LOG("truncating dynamic_events: %s",
 			       strerror(errno));
