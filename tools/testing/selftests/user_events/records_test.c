@@ -154,7 +154,7 @@ static bool trace_shows_records(const char *path, char *why, size_t len)
 		snprintf(why, len, "cannot read %s", path);
 		return true;
 	}
-	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(marks); i++) {
 		at = strstr(text, marks[i]);
 		if (at) {
 			snprintf(why, len, "%s: %.120s", path, at);
@@ -297,8 +297,7 @@ TEST_F(records, removed_event_leaves_no_record)
 		}
 
 	if (!reused)
-		SKIP(return, "event ids are not reused yet in this boot: "
-		     "the KUnit suite user_events_ids wraps them");
+		SKIP(return, "%s", "event ids are not reused yet in this boot: the KUnit suite user_events_ids wraps them");
 
 	/*
 	 * The next event gets the lowest free id: the victim's, unless an

@@ -31,6 +31,7 @@
 #define WQ_EVENT_DIR	TRACEFS_DIR "/events/workqueue/workqueue_execute_start"
 #define WQ_INSTANCE	TRACEFS_DIR "/instances/__worker"
 #define WORKER_FUNC	"user_event_mm_work"
+#define WQ_ENABLE	WQ_INSTANCE "/events/workqueue/workqueue_execute_start/enable"
 #define IDLE_MS		2000
 
 enum mapping {
@@ -142,8 +143,7 @@ FIXTURE_TEARDOWN(worker) {
 	}
 	ue_enable(EVENT, 0);
 	ue_cleanup_event(EVENT);
-	ue_write_str(WQ_INSTANCE "/events/workqueue/workqueue_execute_start/"
-		     "enable", "0", 0);
+	ue_write_str(WQ_ENABLE, "0", 0);
 	rmdir(WQ_INSTANCE);
 	if (self->fd >= 0)
 		close(self->fd);
@@ -163,17 +163,17 @@ FIXTURE_TEARDOWN(worker) {
  * @fresh: the private page holds nothing yet, drop it (an anonymous one
  * is then read back as the zero page, a file one stays unmapped).
  */
-static int need_fault(const FIXTURE_VARIANT(worker) *variant,
-		      char *map, long page, bool fresh, pid_t *child)
+static int need_fault(enum mapping mapping, char *map, long page,
+		      bool fresh, pid_t *child)
 {
-	bool shared = variant->mapping != MAP_ANON_PRIVATE &&
-		      variant->mapping != MAP_RAMFS_PRIVATE;
+	bool shared = mapping != MAP_ANON_PRIVATE &&
+		      mapping != MAP_RAMFS_PRIVATE;
 
 	*child = -1;
 	if (shared || fresh) {
 		if (madvise(map, page, MADV_DONTNEED))
 			return -1;
-		if (variant->mapping != MAP_RAMFS_PRIVATE)
+		if (mapping != MAP_RAMFS_PRIVATE)
 			(void)ue_load((int *)map);
 		return 0;
 	}
@@ -216,8 +216,6 @@ static int wait_fault_lines(int want)
  */
 static int worker_runs(int ms)
 {
-	const char *enable = WQ_INSTANCE "/events/workqueue/"
-			     "workqueue_execute_start/enable";
 	char *text, *at;
 	int n = 0;
 
@@ -226,10 +224,10 @@ static int worker_runs(int ms)
 	if (!ue_exists(WQ_INSTANCE) && mkdir(WQ_INSTANCE, 0755))
 		return -1;
 	if (ue_write_str(WQ_INSTANCE "/trace", "", O_TRUNC) ||
-	    ue_write_str(enable, "1", 0))
+	    ue_write_str(WQ_ENABLE, "1", 0))
 		return -1;
 	ue_sleep_ms(ms);
-	if (ue_write_str(enable, "0", 0))
+	if (ue_write_str(WQ_ENABLE, "0", 0))
 		return -1;
 	text = ue_read_file(WQ_INSTANCE "/trace");
 	if (!text)
@@ -253,7 +251,7 @@ TEST_F(worker, bit_follows_without_the_process)
 	}
 	ASSERT_EQ(0, ue_load(word));
 
-	ASSERT_EQ(0, need_fault(variant, self->map, self->page, true,
+	ASSERT_EQ(0, need_fault(variant->mapping, self->map, self->page, true,
 				&child));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	set = ue_wait_int(word, 1, UE_FAULT_MS);
@@ -262,7 +260,7 @@ TEST_F(worker, bit_follows_without_the_process)
 		TH_LOG("the bit was not set within %d ms", UE_FAULT_MS);
 	}
 
-	ASSERT_EQ(0, need_fault(variant, self->map, self->page, false,
+	ASSERT_EQ(0, need_fault(variant->mapping, self->map, self->page, false,
 				&child));
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	cleared = ue_wait_int(word, 0, UE_FAULT_MS);
@@ -314,7 +312,7 @@ TEST_F(worker, unwritable_word_given_up)
 	/* Writable again: the next change of the event writes it */
 	ASSERT_EQ(0, mprotect(self->map, self->page, PROT_READ | PROT_WRITE));
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
-	ASSERT_EQ(0, need_fault(variant, self->map, self->page, true,
+	ASSERT_EQ(0, need_fault(variant->mapping, self->map, self->page, true,
 				&child));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_TRUE(ue_wait_int(word, 1, UE_FAULT_MS));
