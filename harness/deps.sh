@@ -13,10 +13,12 @@
 set -euo pipefail
 
 # gcc-12-multilib, not the gcc-multilib metapackage: that one conflicts
-# with every cross compiler (the "cross" group)
+# with every cross compiler (the "cross" group). bpftrace: deploy_test
+# attaches it to a user event, which must fail.
 PKGS=(qemu-system-x86 linux-source-6.1 build-essential flex bison bc
       libelf-dev libssl-dev cpio rsync linux-perf trace-cmd gcc-12-multilib
-      git patch xz-utils python3 ccache)
+      git patch xz-utils python3 ccache
+      bpftrace)
 for extra in "$@"; do
 	case $extra in
 	docs) PKGS+=(python3-sphinx python3-sphinx-rtd-theme) ;;

@@ -432,6 +432,7 @@ static struct dyn_event_operations user_event_dops = {
 enum user_event_err_type {
 	USER_EVENT_ERR_NAME_EMPTY,
 	USER_EVENT_ERR_NAME_LONG,
+	USER_EVENT_ERR_NAME_ID_LONG,
 	USER_EVENT_ERR_NAME_CHAR,
 	USER_EVENT_ERR_NAME_FLAGS,
 	USER_EVENT_ERR_NAME_RESERVED,
@@ -450,6 +451,7 @@ enum user_event_err_type {
 static const char *user_event_err_text[USER_EVENT_ERR_MAX] = {
 	[USER_EVENT_ERR_NAME_EMPTY]	= "Missing event name",
 	[USER_EVENT_ERR_NAME_LONG]	= "Event name longer than 255 bytes",
+	[USER_EVENT_ERR_NAME_ID_LONG]	= "Event name with its .<id> longer than 255 bytes",
 	[USER_EVENT_ERR_NAME_CHAR]	= "Event name with '/', a space or a control character",
 	[USER_EVENT_ERR_NAME_FLAGS]	= "No flags may follow the event name",
 	[USER_EVENT_ERR_NAME_RESERVED]	= "Event name taken by the system directory",
@@ -1377,27 +1379,27 @@ static int user_event_reg(struct trace_event_call *call,
 
 	switch (type) {
 	case TRACE_REG_REGISTER:
-		ret = tracepoint_probe_register(call->tp, call->class->probe,
+		ret = tracepoint_probe_register(&user->tp, call->class->probe,
 						data);
 		if (!ret)
 			user_event_tracer_changed(user, true);
 		break;
 
 	case TRACE_REG_UNREGISTER:
-		tracepoint_probe_unregister(call->tp, call->class->probe, data);
+		tracepoint_probe_unregister(&user->tp, call->class->probe, data);
 		user_event_tracer_changed(user, false);
 		break;
 
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
-		ret = tracepoint_probe_register(call->tp,
+		ret = tracepoint_probe_register(&user->tp,
 						call->class->perf_probe, call);
 		if (!ret)
 			user_event_tracer_changed(user, true);
 		break;
 
 	case TRACE_REG_PERF_UNREGISTER:
-		tracepoint_probe_unregister(call->tp, call->class->perf_probe,
+		tracepoint_probe_unregister(&user->tp, call->class->perf_probe,
 					    call);
 		user_event_tracer_changed(user, false);
 		break;
@@ -1446,8 +1448,15 @@ static int user_event_register(struct user_event *user)
 
 	call->class = user_event_is_multi(user) ? &user->group->multi_class :
 						  &user->group->class;
-	call->tp = &user->tp;
-	call->flags = TRACE_EVENT_FL_TRACEPOINT;
+	/*
+	 * Not TRACE_EVENT_FL_TRACEPOINT: the perf core attaches BPF programs
+	 * only to tracepoints, kprobes, uprobes and syscalls, and a program
+	 * attached to a user event would never run, since writes call the
+	 * ftrace and perf probes themselves. Without the flag the attach
+	 * fails at once; the event names itself, and its probes are
+	 * registered on the embedded tracepoint directly.
+	 */
+	call->name = user->tp.name;
 	call->data = user;
 	call->event.funcs = &user_event_funcs;
 
@@ -1523,13 +1532,16 @@ static void user_event_set_strings(struct user_event *user, char *p,
  * @flags: USER_EVENT_REG_* flags
  * @key: user_event_key() of @name
  * @newuser: Output, with one reference for the caller
+ * @err: Where and why the name is refused
  *
  * Context: event_mutex held.
- * Return: 0, -EMFILE over kernel.user_events_max, or another errno.
+ * Return: 0, -EINVAL when "name.id" of a multi-format event is too long
+ * (see @err), -EMFILE over kernel.user_events_max, or another errno.
  */
 static int user_event_new(struct user_event_group *group, const char *name,
 			  struct user_fields *desc, u16 flags, u32 key,
-			  struct user_event **newuser)
+			  struct user_event **newuser,
+			  struct user_event_err *err)
 {
 	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
 	struct user_event_strlen len;
@@ -1551,8 +1563,10 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	size = user_event_strings_len(desc, name, multi, multi_id, &len);
 
 	/* The ".<id>" suffix must still fit a tracefs directory name */
-	if ((len.tp ?: len.name) > MAX_EVENT_NAME + 1)
-		return -EINVAL;
+	if (len.tp > MAX_EVENT_NAME + 1)
+		return user_event_err(err, USER_EVENT_ERR_NAME_ID_LONG, name,
+				      name + MAX_EVENT_NAME -
+				      (len.tp - len.name));
 
 	/* Bounded by the length of the command; many fields make it large */
 	size += sizeof(*user) +
@@ -1725,7 +1739,9 @@ static int user_event_find_or_create(struct user_event_group *group,
 				user_event_log_err(log_cmd, args, &err);
 		} else {
 			ret = user_event_new(group, name, &desc, flags, key,
-					     out);
+					     out, &err);
+			if (ret == -EINVAL)
+				user_event_log_err(log_cmd, cmd, &err);
 			if (!ret && created)
 				*created = true;
 		}

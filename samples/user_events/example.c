@@ -11,17 +11,23 @@
  * that bit is all the program does when nobody listens; only while it is
  * set does it build the payload and writev() it to user_events_data.
  *
- * Usage: example [-n COUNT] [-i INTERVAL_MS] [-w] [-q]
+ * Usage: example [-n COUNT] [-i INTERVAL_MS] [-w] [-q] | -f
  *   -n COUNT        run COUNT iterations, then exit (default: until killed)
  *   -i INTERVAL_MS  pause between iterations (default: 1000)
  *   -w              wait until the event is enabled before the first one
  *   -q              print only the iterations that wrote an event
+ *   -f              print what this kernel's user_events offers, and exit
+ *
+ * user_events_data is looked up at the usual tracefs mount points, then
+ * at any tracefs mount that /proc/mounts lists: tracefs mounted elsewhere,
+ * or the file alone bind-mounted into a container.
  *
  * Build: make headers_install && make -C samples/user_events
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <linux/user_events.h>
 
@@ -78,6 +85,41 @@ static void sleep_ms(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * user_events_data of a tracefs mount listed in /proc/mounts: in the
+ * directory tracefs is mounted on, or the mount point itself when the
+ * file alone is bind-mounted (its mount is listed as tracefs too).
+ */
+static int open_mounted_data_file(void)
+{
+	char path[PATH_MAX];
+	struct mntent *m;
+	struct stat st;
+	int fd = -1;
+	FILE *mounts;
+
+	mounts = setmntent("/proc/mounts", "r");
+	if (!mounts)
+		return -1;
+
+	while (fd < 0 && (m = getmntent(mounts))) {
+		if (strcmp(m->mnt_type, "tracefs"))
+			continue;
+
+		if (!stat(m->mnt_dir, &st) && S_ISREG(st.st_mode))
+			snprintf(path, sizeof(path), "%s", m->mnt_dir);
+		else
+			snprintf(path, sizeof(path), "%s/user_events_data",
+				 m->mnt_dir);
+		fd = open(path, O_RDWR);
+	}
+	endmntent(mounts);
+
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
+
 static int open_data_file(void)
 {
 	unsigned int i;
@@ -86,10 +128,90 @@ static int open_data_file(void)
 	for (i = 0; i < ARRAY_SIZE(data_files); i++) {
 		fd = open(data_files[i], O_RDWR);
 		if (fd >= 0 || errno != ENOENT)
-			break;
+			return fd;
 	}
 
-	return fd;
+	return open_mounted_data_file();
+}
+
+/*
+ * Feature probes: ask the kernel, not its version number, since
+ * distribution kernels carry features of later releases. Each returns 1
+ * (the kernel has it), 0 (it has not) or -1 (cannot tell: errno says
+ * why). None of them creates or registers anything.
+ */
+
+/* A word nothing is registered at: the probes point the kernel to it */
+static __u32 probe_word;
+
+/*
+ * The bit-enable ABI: DIAG_IOCSUNREG exists. Unregistering a bit that
+ * was never registered gives ENOENT; the earlier ABI (a status page
+ * mapped from user_events_status) has no such ioctl: ENOTTY.
+ */
+static int probe_bit_enable_abi(int fd)
+{
+	struct user_unreg unreg = {0};
+
+	unreg.size = sizeof(unreg);
+	unreg.disable_bit = 0;
+	unreg.disable_addr = (__u64)(unsigned long)&probe_word;
+
+	if (ioctl(fd, DIAG_IOCSUNREG, &unreg) == 0)
+		return 1;
+	if (errno == ENOENT)
+		return 1;
+	if (errno == ENOTTY)
+		return 0;
+	return -1;
+}
+
+/*
+ * A registration flag (USER_EVENT_REG_*): a kernel that knows the flag
+ * gets past the flag check and then fails to read the command from the
+ * NULL name_args (EFAULT); a kernel that does not know it refuses the
+ * flag (EINVAL). Nothing is registered either way. Only meaningful when
+ * probe_bit_enable_abi() found the ABI.
+ */
+static int probe_reg_flag(int fd, __u16 flag)
+{
+	struct user_reg reg = {0};
+
+	reg.size = sizeof(reg);
+	reg.enable_bit = 0;
+	reg.enable_size = sizeof(probe_word);
+	reg.enable_addr = (__u64)(unsigned long)&probe_word;
+	reg.flags = flag;
+	reg.name_args = 0;
+
+	if (ioctl(fd, DIAG_IOCSREG, &reg) == 0)
+		return -1;
+	if (errno == EFAULT)
+		return 1;
+	if (errno == EINVAL)
+		return 0;
+	return -1;
+}
+
+static const char *probe_text(int ret)
+{
+	return ret > 0 ? "yes" : ret == 0 ? "no" : strerror(errno);
+}
+
+/* -f: one line per feature, "NAME: yes|no|error" */
+static int print_features(int fd)
+{
+	int abi = probe_bit_enable_abi(fd);
+
+	printf("bit-enable ABI: %s\n", probe_text(abi));
+	if (abi <= 0)
+		return 1;
+
+	printf("USER_EVENT_REG_PERSIST: %s\n",
+	       probe_text(probe_reg_flag(fd, USER_EVENT_REG_PERSIST)));
+	printf("USER_EVENT_REG_MULTI_FORMAT: %s\n",
+	       probe_text(probe_reg_flag(fd, USER_EVENT_REG_MULTI_FORMAT)));
+	return 0;
 }
 
 static int register_event(int fd, int *write_index)
@@ -143,7 +265,8 @@ static ssize_t emit_event(int fd, int write_index, __u32 count)
 
 static void print_usage(const char *prog)
 {
-	fprintf(stderr, "Usage: %s [-n COUNT] [-i INTERVAL_MS] [-w] [-q]\n",
+	fprintf(stderr,
+		"Usage: %s [-n COUNT] [-i INTERVAL_MS] [-w] [-q] | -f\n",
 		prog);
 	exit(2);
 }
@@ -164,12 +287,12 @@ static unsigned long parse_number(const char *arg, const char *prog)
 int main(int argc, char **argv)
 {
 	unsigned long iterations = 0, interval = 1000, i;
-	int wait_enabled = 0, quiet = 0;
+	int wait_enabled = 0, quiet = 0, features = 0;
 	struct sigaction sa = {0};
 	int fd, write_index, opt;
 	__u32 count = 0;
 
-	while ((opt = getopt(argc, argv, "n:i:wqh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:i:wqfh")) != -1) {
 		switch (opt) {
 		case 'n':
 			iterations = parse_number(optarg, argv[0]);
@@ -182,6 +305,9 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'f':
+			features = 1;
 			break;
 		default:
 			print_usage(argv[0]);
@@ -202,6 +328,9 @@ int main(int argc, char **argv)
 		perror("open user_events_data");
 		return 1;
 	}
+
+	if (features)
+		return print_features(fd);
 
 	if (register_event(fd, &write_index) == -1) {
 		perror("DIAG_IOCSREG");
