@@ -1347,11 +1347,11 @@ static void user_event_enabler_update(struct user_event *user);
 struct user_event_payload;
 static void user_event_ftrace(struct user_event *user,
 			      const struct user_event_payload *data,
-			      void *tpdata, unsigned int *outcome);
+			      void *tpdata, bool *faulted);
 #ifdef CONFIG_PERF_EVENTS
 static void user_event_perf(struct user_event *user,
 			    const struct user_event_payload *data,
-			    void *tpdata, unsigned int *outcome);
+			    void *tpdata, bool *faulted);
 #endif
 
 /* A tracer attached or detached: follow it with the bits and references */
@@ -2632,42 +2632,9 @@ static int user_event_validate(struct user_event *user, void *data,
 	return 0;
 }
 
-/*
- * What the probes did with one write, in user_events_write_core(). RETRY
- * is set by the caller for a second pass, after the payload was faulted in.
- */
-#define USER_EVENT_WRITE_FAULTED	BIT(0)
-#define USER_EVENT_WRITE_RECORDED	BIT(1)
-#define USER_EVENT_WRITE_RETRY		BIT(2)
-
-/*
- * Whether the ftrace probe must not record: the decision of
- * trace_trigger_soft_disabled(), except that a second pass must not run
- * the triggers that fire without a record (traceon, snapshot, ...)
- * again: the first pass did. Triggers that test the record run when it is
- * committed, also for a soft disabled event.
- */
-static bool user_event_ftrace_skip(struct trace_event_file *file,
-				   unsigned int outcome)
-{
-	unsigned long eflags = file->flags;
-
-	if (!(outcome & USER_EVENT_WRITE_RETRY))
-		return trace_trigger_soft_disabled(file);
-
-	if (eflags & EVENT_FILE_FL_TRIGGER_COND)
-		return false;
-
-	if (eflags & EVENT_FILE_FL_SOFT_DISABLED)
-		return true;
-
-	return (eflags & EVENT_FILE_FL_PID_FILTER) &&
-	       trace_event_ignore_this_pid(file);
-}
-
 static void user_event_ftrace(struct user_event *user,
 			      const struct user_event_payload *data,
-			      void *tpdata, unsigned int *outcome)
+			      void *tpdata, bool *faulted)
 {
 	struct trace_event_file *file = tpdata;
 	struct trace_event_buffer event_buffer;
@@ -2675,7 +2642,7 @@ static void user_event_ftrace(struct user_event *user,
 	struct trace_entry *entry;
 
 	if (unlikely(!file || !(file->flags & EVENT_FILE_FL_ENABLED) ||
-		     user_event_ftrace_skip(file, *outcome)))
+		     trace_trigger_soft_disabled(file)))
 		return;
 
 	/* A reserve failure (tracing off, filtered pid) is no error */
@@ -2691,10 +2658,9 @@ static void user_event_ftrace(struct user_event *user,
 		goto discard;
 
 	trace_event_buffer_commit(&event_buffer);
-	*outcome |= USER_EVENT_WRITE_RECORDED;
 	return;
 discard:
-	*outcome |= USER_EVENT_WRITE_FAULTED;
+	*faulted = true;
 	__trace_event_discard_commit(event_buffer.buffer, event_buffer.event);
 }
 
@@ -2707,7 +2673,7 @@ static size_t user_event_perf_size(size_t size)
 
 static void user_event_perf(struct user_event *user,
 			    const struct user_event_payload *data,
-			    void *tpdata, unsigned int *outcome)
+			    void *tpdata, bool *faulted)
 {
 	size_t len = sizeof(struct trace_entry) + data->len;
 	struct trace_entry *perf_entry;
@@ -2743,10 +2709,9 @@ static void user_event_perf(struct user_event *user,
 
 	perf_trace_buf_submit(perf_entry, size, context,
 			      user->call.event.type, 1, regs, perf_head, NULL);
-	*outcome |= USER_EVENT_WRITE_RECORDED;
 	return;
 fail:
-	*outcome |= USER_EVENT_WRITE_FAULTED;
+	*faulted = true;
 	perf_swevent_put_recursion_context(context);
 }
 #endif
@@ -2767,12 +2732,12 @@ static bool user_event_too_big(struct user_event *user, size_t count)
 	return false;
 }
 
-/* Runs each attached probe on the payload */
-static unsigned int user_event_probes(struct user_event *user,
-				      const struct user_event_payload *data,
-				      unsigned int outcome)
+/* Runs each attached probe on the payload; true when one faulted */
+static bool user_event_probes(struct user_event *user,
+			      const struct user_event_payload *data)
 {
 	struct tracepoint_func *probe_func_ptr;
+	bool faulted = false;
 
 	rcu_read_lock_sched();
 	probe_func_ptr = rcu_dereference_sched(user->tp.funcs);
@@ -2783,19 +2748,19 @@ static unsigned int user_event_probes(struct user_event *user,
 
 			/* Other probes expect another prototype: skip them */
 			if (func == user_event_ftrace)
-				user_event_ftrace(user, data, tpdata, &outcome);
+				user_event_ftrace(user, data, tpdata, &faulted);
 #ifdef CONFIG_PERF_EVENTS
 			else if (func == user_event_perf)
-				user_event_perf(user, data, tpdata, &outcome);
+				user_event_perf(user, data, tpdata, &faulted);
 #endif
 		} while ((++probe_func_ptr)->func);
 	}
 	rcu_read_unlock_sched();
 
-	return outcome;
+	return faulted;
 }
 
-/* Faults in a payload that the probes could not read with faults off */
+/* Faults in the payload, which the probes read with page faults off */
 static bool user_event_fault_in(const struct user_event_payload *data)
 {
 	if (data->ubuf)
@@ -2811,7 +2776,6 @@ static ssize_t user_events_write_core(struct file *file, int idx,
 	struct user_event_file_info *info = file->private_data;
 	struct user_event *user = NULL;
 	struct user_event_refs *refs;
-	unsigned int outcome;
 
 	if (unlikely(idx < 0))
 		return -EINVAL;
@@ -2836,22 +2800,8 @@ static ssize_t user_events_write_core(struct file *file, int idx,
 	if (unlikely(user_event_too_big(user, data->len)))
 		return -E2BIG;
 
-	/*
-	 * The probes copy with page faults off.  Rather than pre-faulting
-	 * every write, fault the payload in only when nothing was recorded:
-	 * an unreadable payload still gives -EFAULT whether or not a probe
-	 * copied it, and a copy that failed is tried once more.
-	 */
-	outcome = user_event_probes(user, data, 0);
-	if (unlikely(!(outcome & USER_EVENT_WRITE_RECORDED))) {
-		if (!user_event_fault_in(data))
-			return -EFAULT;
-		if (outcome & USER_EVENT_WRITE_FAULTED)
-			outcome = user_event_probes(user, data,
-						    USER_EVENT_WRITE_RETRY);
-	}
-
-	if (unlikely(outcome & USER_EVENT_WRITE_FAULTED))
+	if (unlikely(!user_event_fault_in(data) ||
+		     user_event_probes(user, data)))
 		return -EFAULT;
 
 	return data->len + sizeof(idx);
