@@ -29,6 +29,7 @@
 #include <assert.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -864,11 +865,25 @@ struct fi_payload {
 
 static_assert(sizeof(struct fi_payload) == 20, "struct fi_payload is padded");
 
+/* .loc is set by fi_payload_locate() */
 static struct fi_payload fi_payload = {
 	.a = 0xfa17,
-	.loc = (8 << 16) | (8 + 8),	/* after the header and the 8 bytes */
 	.s = "inject",
 };
+
+/*
+ * The string follows the fixed fields, and __data_loc counts from the
+ * record start: the common header, whose size the format file tells.
+ */
+static void fi_payload_locate(struct __test_metadata *_metadata)
+{
+	int hdr = ue_payload_offset(EV_WRITE);
+
+	ASSERT_LT(0, hdr) TH_LOG("no payload offset in the format of " EV_WRITE);
+	fi_payload.loc = DYN_LOC(hdr + offsetof(struct fi_payload, s) -
+				 sizeof(fi_payload.index),
+				 sizeof(fi_payload.s));
+}
 
 /* Records of the event in the trace (after it was cleared) */
 static int fi_trace_records(const char *name)
@@ -1262,6 +1277,7 @@ TEST_F_TIMEOUT(fi, write_ftrace_attached, 300) {
 
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_WRITE_CMD, &c->w[W_WRITE], 0, 4,
 			       0, &c->index));
+	fi_payload_locate(_metadata);
 	ASSERT_EQ(0, ue_enable(EV_WRITE, 1));
 	ASSERT_EQ(1, ue_load(&c->w[W_WRITE]));
 	fi_sweep(_metadata, c, &op_ftrace_writev);
@@ -1279,6 +1295,7 @@ TEST_F_TIMEOUT(fi, write_perf_attached, 300) {
 
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_WRITE_CMD, &c->w[W_PWRITE], 0,
 			       4, 0, &c->index));
+	fi_payload_locate(_metadata);
 	c->perf_fd = ue_perf_open(ue_event_id(EV_WRITE));
 	ASSERT_LE(0, c->perf_fd);
 	ASSERT_EQ(1, ue_load(&c->w[W_PWRITE]));
