@@ -2,9 +2,9 @@
 /*
  * Every error path of the user_events calls, the way syzkaller walks
  * them: each operation runs with /proc/thread-self/fail-nth = 1, 2, 3...
- * (failslab, fail_page_alloc and fail_usercopy armed for this task only)
- * until it completes with no fault injected. After each injected
- * failure:
+ * (failslab, fail_page_alloc and fail_usercopy armed for this task only;
+ * the fork sweep leaves page allocations out, see there) until it
+ * completes with no fault injected. After each injected failure:
  *
  * - the call failed with an errno its documentation lists (ENOMEM or
  *   EFAULT; any errno for execve, which is not ours), never a positive
@@ -22,13 +22,18 @@
  * attempt the state is back to where the operation started, and the
  * events of the sweeps are unreferenced at the end (each is deleted at
  * once when the fd that registered it is closed): no reference leaked on
- * any path.
+ * any path. The fork and execve sweeps check that after every failed
+ * fork and every execve: the process that owns the enablers lets go of
+ * them (unregisters them and closes its fd, or is gone), and DIAG_IOCSDEL
+ * must then delete each event it used at once, after a fork that failed
+ * half-way through copying the enablers of several events too.
  * Each operation prints how many fault sites it reached.
  */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -67,20 +72,34 @@
 #define EV_PERF_CMD	EV_PERF " u32 a"
 #define EV_FORK		"__fi_fork"
 #define EV_FORK_CMD	EV_FORK " u32 a"
+#define EV_FORK_B	"__fi_fork_b"
+#define EV_FORK_B_CMD	EV_FORK_B " u64 b"
+#define EV_FORK_C	"__fi_fork_c"
+#define EV_FORK_C_CMD	EV_FORK_C " char[8] c"
 #define EV_EXEC		"__fi_exec"
 #define EV_EXEC_CMD	EV_EXEC " u32 a"
 
 static const char * const fi_events[] = {
 	EV_NEW, EV_OLD, EV_MULTI, EV_UNREG, EV_DEL, EV_DYN, EV_WRITE, EV_FT,
-	EV_PERF, EV_FORK, EV_EXEC,
+	EV_PERF, EV_FORK, EV_FORK_B, EV_FORK_C, EV_EXEC,
 };
 
 /*
- * Enablers of the fork sweep: the kernel copies them in chunks of 4 KiB,
- * and 120 take three chunks on 64-bit kernels, two on 32-bit ones.
+ * Enablers of the fork sweep. The kernel copies a parent's enablers in
+ * batches (chunks of 4 KiB: 50 copies on 64-bit kernels today, about
+ * twice that on 32-bit ones) and takes the event references of a run of
+ * copies of one event at once. A fork that fails half-way must give
+ * every reference back, wherever it failed. The parent has enablers of
+ * 3 events: interleaved (runs of 1) at both ends, the first ones all in
+ * the first batch, and one run per event between, each longer than a
+ * batch of today, so that batches end inside runs and inside the
+ * interleaved end, and a failure finds references of several events.
  */
-#define FORK_ENABLERS	120
-#define EXEC_ENABLERS	8
+#define FORK_EVENTS		3
+#define FORK_INTERLEAVED	15	/* at each end */
+#define FORK_RUN		60	/* per event */
+#define FORK_ENABLERS		(2 * FORK_INTERLEAVED + FORK_EVENTS * FORK_RUN)
+#define EXEC_ENABLERS		8
 
 /* The words of the enable bits, one page, index per operation */
 enum {
@@ -864,11 +883,25 @@ struct fi_payload {
 
 static_assert(sizeof(struct fi_payload) == 20, "struct fi_payload is padded");
 
+/* .loc is set by fi_payload_locate() */
 static struct fi_payload fi_payload = {
 	.a = 0xfa17,
-	.loc = (8 << 16) | (8 + 8),	/* after the header and the 8 bytes */
 	.s = "inject",
 };
+
+/*
+ * The string follows the fixed fields, and __data_loc counts from the
+ * record start: the common header, whose size the format file tells.
+ */
+static void fi_payload_locate(struct __test_metadata *_metadata)
+{
+	int hdr = ue_payload_offset(EV_WRITE);
+
+	ASSERT_LT(0, hdr) TH_LOG("no payload offset in the format of " EV_WRITE);
+	fi_payload.loc = DYN_LOC(hdr + offsetof(struct fi_payload, s) -
+				 sizeof(fi_payload.index),
+				 sizeof(fi_payload.s));
+}
 
 /* Records of the event in the trace (after it was cleared) */
 static int fi_trace_records(const char *name)
@@ -1262,6 +1295,7 @@ TEST_F_TIMEOUT(fi, write_ftrace_attached, 300) {
 
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_WRITE_CMD, &c->w[W_WRITE], 0, 4,
 			       0, &c->index));
+	fi_payload_locate(_metadata);
 	ASSERT_EQ(0, ue_enable(EV_WRITE, 1));
 	ASSERT_EQ(1, ue_load(&c->w[W_WRITE]));
 	fi_sweep(_metadata, c, &op_ftrace_writev);
@@ -1279,6 +1313,7 @@ TEST_F_TIMEOUT(fi, write_perf_attached, 300) {
 
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_WRITE_CMD, &c->w[W_PWRITE], 0,
 			       4, 0, &c->index));
+	fi_payload_locate(_metadata);
 	c->perf_fd = ue_perf_open(ue_event_id(EV_WRITE));
 	ASSERT_LE(0, c->perf_fd);
 	ASSERT_EQ(1, ue_load(&c->w[W_PWRITE]));
@@ -1402,20 +1437,125 @@ static int fi_reg_all(int fd, const char *cmd, int *words, int count)
 	return 0;
 }
 
+/* The events of the fork sweep, "u:" commands: persistent, never reaped */
+static const char * const fi_fork_names[FORK_EVENTS] = {
+	EV_FORK, EV_FORK_B, EV_FORK_C,
+};
+
+static const char * const fi_fork_cmds[FORK_EVENTS] = {
+	EV_FORK_CMD, EV_FORK_B_CMD, EV_FORK_C_CMD,
+};
+
+/* The event of enabler @i: interleaved, one run per event, interleaved */
+static int fork_event_of(int i)
+{
+	if (i < FORK_INTERLEAVED ||
+	    i >= FORK_INTERLEAVED + FORK_EVENTS * FORK_RUN)
+		return i % FORK_EVENTS;
+
+	return (i - FORK_INTERLEAVED) / FORK_RUN;
+}
+
+/*
+ * Before the first attempt and after each give-back: the events exist
+ * (made anew through dynamic_events), and a new fd of the worker
+ * registers the enablers.
+ */
+static int fork_take_events(struct fi_shared *sh, int *words, int n)
+{
+	char cmd[128];
+	int i, fd, err;
+
+	for (i = 0; i < FORK_EVENTS; i++) {
+		snprintf(cmd, sizeof(cmd), "u:%s", fi_fork_cmds[i]);
+		err = ue_dyn_write(cmd);
+		if (err) {
+			fi_set_error(sh, "before fail-nth %d: %s: %s", n, cmd,
+				     strerror(err));
+			return -1;
+		}
+	}
+	fd = open(DATA_FILE, O_RDWR);
+	if (fd < 0) {
+		fi_set_error(sh, "before fail-nth %d: open: %s", n,
+			     strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < FORK_ENABLERS; i++) {
+		if (ue_reg_fd(fd, fi_fork_cmds[fork_event_of(i)],
+			      &words[i / 32], i % 32, 4, 0, NULL)) {
+			fi_set_error(sh, "before fail-nth %d: enabler %d: %s",
+				     n, i, strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+
+	return fd;
+}
+
+/*
+ * After each failed fork and after the sweep: the worker unregisters its
+ * enablers and closes its fd. Nothing else may hold its events then (no
+ * copy of a failed fork, no exited child): each one is deleted at once,
+ * and the state is what it was before the sweep (@base): the same status
+ * file, Active count included, no event directory, no dynamic_events
+ * line.
+ */
+static int fork_give_back(struct fi_shared *sh, int *words, int fd,
+			  const struct fi_snap *base, int n)
+{
+	const char *what, *was, *now;
+	struct fi_snap post;
+	int i, found;
+
+	found = fi_unreg_all(fd, words, FORK_ENABLERS);
+	close(fd);
+	if (found != FORK_ENABLERS) {
+		fi_set_error(sh, "after fail-nth %d: the parent has %d of its %d enablers",
+			     n, found, FORK_ENABLERS);
+		return -1;
+	}
+	for (i = 0; i < FORK_EVENTS; i++) {
+		if (ue_del(fi_fork_names[i])) {
+			fi_set_error(sh, "after fail-nth %d: DIAG_IOCSDEL %s: %s (leaked)",
+				     n, fi_fork_names[i], strerror(errno));
+			return -1;
+		}
+	}
+
+	fi_snap_take(&post);
+	what = fi_snap_diff(base, &post, &was, &now);
+	if (what) {
+		fi_set_error(sh, "after fail-nth %d and the deletes: %s is not as before the sweep",
+			     n, what);
+		FI_NOTE("was:\n%s", was ? was : "(unreadable)");
+		FI_NOTE("now:\n%s", now ? now : "(unreadable)");
+	}
+	fi_snap_free(&post);
+
+	return what ? -1 : 0;
+}
+
 /* The traced process of the fork sweep: forks with fail-nth 1, 2, ... */
 static int fork_worker(struct fi_shared *sh, int *words)
 {
-	int fd = open(DATA_FILE, O_RDWR), nth = open(FI_NTH, O_RDWR);
-	int n, status, err;
+	int nth = open(FI_NTH, O_RDWR);
+	int n, fd, status, err;
+	struct fi_snap base;
 	bool fired, ok;
 	pid_t pid;
 
-	if (fd < 0 || nth < 0 ||
-	    fi_reg_all(fd, EV_FORK_CMD, words, FORK_ENABLERS)) {
+	if (nth < 0) {
 		fi_set_error(sh, "worker setup: %s", strerror(errno));
 		return 1;
 	}
+	fi_snap_take(&base);
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
+		return 1;
+
+	fd = fork_take_events(sh, words, 1);
+	if (fd < 0)
 		return 1;
 
 	for (n = 1; n < FI_MAX_SITES; n++) {
@@ -1441,6 +1581,12 @@ static int fork_worker(struct fi_shared *sh, int *words)
 				return 1;
 			}
 			sh->failed++;
+			/* What the failed fork took, it gave back */
+			if (fork_give_back(sh, words, fd, &base, n))
+				return 1;
+			fd = fork_take_events(sh, words, n + 1);
+			if (fd < 0)
+				return 1;
 		} else {
 			if (!sh->forked) {
 				fi_set_error(sh, "fail-nth %d: no fork stop", n);
@@ -1461,11 +1607,13 @@ static int fork_worker(struct fi_shared *sh, int *words)
 			break;
 		sh->sites++;
 	}
-	/* The parent's own enablers are all still there */
-	if (fi_unreg_all(fd, words, FORK_ENABLERS) != FORK_ENABLERS) {
-		fi_set_error(sh, "the parent lost enablers");
+	/*
+	 * The parent's own enablers are all still there, and nothing that
+	 * any fork (failed, absorbing a fault, or clean) took is left
+	 */
+	if (fork_give_back(sh, words, fd, &base, n))
 		return 1;
-	}
+	fi_snap_free(&base);
 
 	return n < FI_MAX_SITES ? 0 : 1;
 }
@@ -1476,19 +1624,35 @@ static void *fi_shared_page(void)
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 }
 
+/*
+ * Whatever fault a fork meets, it fails with ENOMEM or gives a child
+ * every enabler; and a fork that failed half-way through copying them,
+ * between runs of one event or in the middle of one, gives back exactly
+ * the references it took, of every event.
+ *
+ * Page allocations are no fault sites of this sweep, slab allocations
+ * and user copies are. How many pages a fork allocates (slab refills
+ * among them) varies from one fork to the next, and with it the position
+ * of every later site: counting them, a sweep can step over the
+ * allocations of the enabler copies, the last ones of the memory's copy,
+ * and often did. Those are slab allocations: without page sites each of
+ * them fails in its turn, every sweep.
+ */
 TEST_F_TIMEOUT(fi, fork_with_enablers, 600) {
 	struct fi_ctx *c = &self->c;
 	struct fi_snap base, post;
 	struct fi_shared *sh = fi_shared_page();
 	bool ok = true, attached = false;
+	long start = ue_now_ms();
 	pid_t worker, pid;
 	int status;
 
 	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)sh);
 	memset(c->w, 0, sysconf(_SC_PAGESIZE));
-	ASSERT_EQ(0, ue_dyn_write("u:" EV_FORK_CMD));
 	fi_snap_take(&base);
 	fi_nocldstop();
+	/* No order is that large; the teardown restores the knob */
+	ASSERT_EQ(0, fi_knob_write("fail_page_alloc/min-order", "64"));
 
 	worker = fork();
 	ASSERT_LE(0, worker);
@@ -1524,18 +1688,20 @@ TEST_F_TIMEOUT(fi, fork_with_enablers, 600) {
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		TH_LOG("fork: %s", sh->error[0] ? sh->error : "worker crashed");
 	}
+	ASSERT_EQ(0, fi_knob_write("fail_page_alloc/min-order", "0"));
 
+	/* The worker deleted the events it made: all as before */
 	fi_snap_take(&post);
 	c->op = &(struct fi_op){ .name = "fork" };
 	FI_ASSERT_SAME(&base, &post, "after the fork sweep");
-	/* No copy kept a reference: unreferenced, it deletes at once */
-	fi_delete(_metadata, EV_FORK, true);
 	fi_snap_free(&base);
 	fi_snap_free(&post);
-	FI_NOTE("fork with %d enablers: %d fault sites, all clean\n",
-		FORK_ENABLERS, sh->sites);
+	FI_NOTE("fork with %d enablers of %d events: %d fault sites, all clean, %ld s\n",
+		FORK_ENABLERS, FORK_EVENTS, sh->sites,
+		(ue_now_ms() - start) / 1000);
 	FI_NOTE("fork: %d failed with ENOMEM, %d absorbed, every child had all enablers\n",
 		sh->failed, sh->absorbed);
+	FI_NOTE("fork: after each failure and the sweep, the events deleted at once\n");
 }
 
 /*
@@ -1573,7 +1739,9 @@ static int exec_once(struct fi_shared *sh, const char *exe, int *words, int n,
 		execve(exe, argv, environ);
 		err = errno;
 		nfired = fi_disarm(nth, &ok);
+		/* Failed: the process lets go of the event itself */
 		found = fi_unreg_all(fd, words, EXEC_ENABLERS);
+		close(fd);
 		/* errno, fault injected, enablers intact */
 		_exit((err & 0x3f) | (nfired && ok ? 0x40 : 0) |
 		      (found == EXEC_ENABLERS ? 0 : 0x80));
@@ -1629,7 +1797,8 @@ static int exec_once(struct fi_shared *sh, const char *exe, int *words, int n,
 TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	struct fi_ctx *c = &self->c;
 	struct fi_shared *sh = fi_shared_page();
-	int n, ret, killed = 0;
+	int n, ret, err, killed = 0;
+	long start = ue_now_ms();
 	struct fi_snap base, post;
 	char exe[4096];
 	bool fired;
@@ -1639,35 +1808,46 @@ TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	ASSERT_LT(0, len);
 	exe[len] = '\0';
-	ASSERT_EQ(0, ue_dyn_write("u:" EV_EXEC_CMD));
 	fi_snap_take(&base);
 	fi_nocldstop();
 	c->op = &(struct fi_op){ .name = "exec" };
 
 	for (n = 1; n < FI_MAX_SITES; n++) {
+		c->n = n;
+		ASSERT_EQ(0, ue_dyn_write("u:" EV_EXEC_CMD));
 		ret = exec_once(sh, exe, &c->w[W_EXEC], n, &fired);
 		ASSERT_LE(0, ret) TH_LOG("exec: %s", sh->error);
 		sh->failed += ret == 1;
 		killed += ret == 2;
 		sh->absorbed += ret == 0 && fired;
 
-		/* The process and with it its enablers are gone */
+		/*
+		 * The process let go of its enablers and fd (failed), or is
+		 * gone: nothing holds the event, which is deleted at once,
+		 * and all is as before.
+		 */
+		err = ue_del(EV_EXEC) ? errno : 0;
+		ASSERT_EQ(0, err) {
+			TH_LOG("exec, fail-nth %d (%s): DIAG_IOCSDEL %s: %s (a reference leaked)",
+			       n, ret == 1 ? "failed" : ret == 2 ?
+			       "killed in the exec" : "done", EV_EXEC,
+			       strerror(err));
+		}
 		fi_snap_take(&post);
-		c->n = n;
-		FI_ASSERT_SAME(&base, &post, "after the exec");
+		FI_ASSERT_SAME(&base, &post, "after the exec and the delete");
 		fi_snap_free(&post);
 		if (!fired)
 			break;
 		sh->sites++;
 	}
 	ASSERT_LT(n, FI_MAX_SITES);
-	fi_delete(_metadata, EV_EXEC, true);
 	fi_snap_free(&base);
-	FI_NOTE("exec with %d enablers: %d fault sites, all clean\n",
-		EXEC_ENABLERS, sh->sites);
+	FI_NOTE("exec with %d enablers: %d fault sites, all clean, %ld s\n",
+		EXEC_ENABLERS, sh->sites, (ue_now_ms() - start) / 1000);
 	FI_NOTE("exec: %d failed and kept the enablers, %d absorbed\n",
 		sh->failed, sh->absorbed);
 	FI_NOTE("exec: %d killed past the point of no return\n", killed);
+	FI_NOTE("exec: after each, the event was deleted at once\n");
 }
 
 TEST_HARNESS_MAIN

@@ -478,8 +478,13 @@ TEST_F(user, data_loc_validator) {
 			       &self->check, 31, 4, 0, &index));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 
-	/* Offsets count from the record start (common header included). */
-	start = 8 + 4;
+	/*
+	 * Offsets count from the record start, common header included:
+	 * the string follows the loc word, which starts the payload.
+	 */
+	start = ue_payload_offset(EVENT);
+	ASSERT_LT(0, start) TH_LOG("no payload offset in %s", FORMAT_FILE);
+	start += 4;
 	ASSERT_WRITE(13, write_loc(self->data_fd, index, DYN_LOC(start, 5),
 				   "Test", 5));
 
@@ -600,33 +605,53 @@ TEST_F(user, print_fmt_no_fields) {
 }
 
 TEST_F(user, format_fields) {
-	static const char * const lines[] = {
-		"\tfield:char data[20];\toffset:8;\tsize:20;\tsigned:1;\n",
-		"\tfield:unsigned char udata[20];\toffset:28;\tsize:20;\tsigned:0;\n",
-		"\tfield:u16 small;\toffset:48;\tsize:2;\tsigned:0;\n",
-		"\tfield:s64 big;\toffset:50;\tsize:8;\tsigned:1;\n",
-		"\tfield:__data_loc char[] str;\toffset:58;\tsize:4;\tsigned:1;\n",
-		"\tfield:struct foo blob;\toffset:62;\tsize:3;\tsigned:1;\n",
+	/* Each field's declaration, offset in the payload, size, sign */
+	static const struct {
+		const char *decl;
+		int at, size, sign;
+	} fields[] = {
+		{ "char data[20]", 0, 20, 1 },
+		{ "unsigned char udata[20]", 20, 20, 0 },
+		{ "u16 small", 40, 2, 0 },
+		{ "s64 big", 42, 8, 1 },
+		{ "__data_loc char[] str", 50, 4, 1 },
+		{ "struct foo blob", 54, 3, 1 },
 	};
 	unsigned int i;
-	char *format, *user;
+	char *format, *user, line[128];
+	int hdr;
 
-	/* Packed layout after the 8-byte common header; char[N] shows N. */
+	/*
+	 * Packed layout after the common header, whatever size this kernel
+	 * gives it (as its own common fields describe it); char[N] shows N.
+	 */
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " char[20] data; "
 			       "unsigned char[0x14] udata; u16 small; s64 big; "
 			       "__data_loc char[] str; struct foo blob 3",
 			       &self->check, 31, 4, 0, NULL));
+	hdr = ue_payload_offset(EVENT);
+	ASSERT_EQ(ue_header_size(), hdr) {
+		TH_LOG("the payload starts at %d, the common fields make a %d-byte header",
+		       hdr, ue_header_size());
+	}
+	/* At least type, flags, preempt count and pid */
+	ASSERT_LE(8, hdr);
 	format = ue_read_file(FORMAT_FILE);
 	ASSERT_NE(0, (uintptr_t)format);
 
 	/* The user fields follow the blank line after the common ones. */
 	user = strstr(format, "\n\n");
 	ASSERT_NE(0, (uintptr_t)user);
-	for (i = 0; i < ARRAY_SIZE(lines); i++) {
-		char *at = strstr(user, lines[i]);
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		char *at;
 
+		snprintf(line, sizeof(line),
+			 "\tfield:%s;\toffset:%d;\tsize:%d;\tsigned:%d;\n",
+			 fields[i].decl, hdr + fields[i].at, fields[i].size,
+			 fields[i].sign);
+		at = strstr(user, line);
 		if (!at)
-			TH_LOG("missing %s in:\n%s", lines[i], format);
+			TH_LOG("missing %s in:\n%s", line, format);
 		EXPECT_NE(0, (uintptr_t)at);
 		if (at)
 			user = at;
@@ -681,19 +706,21 @@ TEST_F(user, trace_text_dynamic_strings) {
 		char msg_data[6];
 		char rel_data[6];
 	} payload = {
-		/* data_loc: from the record start, 8-byte header included */
-		.msg = DYN_LOC(8 + 8, 6),
 		/* rel_loc: from the end of its own loc word */
 		.rel = DYN_LOC(6, 3),
 		.msg_data = "world",
 		.rel_data = "hi",
 	};
-	int index = -1;
+	int index = -1, hdr;
 
 	ASSERT_EQ(20, sizeof(payload));
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " __data_loc char[] msg; "
 			       "__rel_loc char[] rel",
 			       &self->check, 31, 4, 0, &index));
+	/* data_loc: from the record start, common header included */
+	hdr = ue_payload_offset(EVENT);
+	ASSERT_LT(0, hdr) TH_LOG("no payload offset in %s", FORMAT_FILE);
+	payload.msg = DYN_LOC(hdr + 8, 6);
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, ue_clear_trace());
 
@@ -710,11 +737,12 @@ TEST_F(user, trace_text_dynamic_strings) {
 }
 
 /*
- * A payload of @len bytes for EVENT " u32 n; __data_loc char[] tail":
- * n = @len, then the string "end<len>" at the very end of the record,
- * so that the decoded line shows whether the whole record was kept.
+ * A payload of @len bytes for EVENT " u32 n; __data_loc char[] tail",
+ * whose records have a @hdr-byte common header: n = @len, then the
+ * string "end<len>" at the very end of the record, so that the decoded
+ * line shows whether the whole record was kept.
  */
-static char *big_payload(size_t len, char *tail, size_t tail_len)
+static char *big_payload(int hdr, size_t len, char *tail, size_t tail_len)
 {
 	char *p = calloc(1, len);
 	__u32 n = len, loc;
@@ -724,8 +752,8 @@ static char *big_payload(size_t len, char *tail, size_t tail_len)
 		return NULL;
 	snprintf(tail, tail_len, "end%zu", len);
 	slen = strlen(tail) + 1;
-	/* __data_loc: from the record start, 8-byte header included */
-	loc = DYN_LOC(8 + len - slen, slen);
+	/* __data_loc: from the record start, the @hdr-byte header included */
+	loc = DYN_LOC(hdr + len - slen, slen);
 	memcpy(p, &n, 4);
 	memcpy(p + 4, &loc, 4);
 	memcpy(p + len - slen, tail, slen);
@@ -753,16 +781,19 @@ TEST_F(user, write_largest_ftrace_record) {
 	struct ue_limits l;
 	char tail[32], line[96];
 	char *payload;
-	int index = -1;
+	int index = -1, hdr;
 
 	ue_get_limits(&l);
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " u32 n; __data_loc char[] tail",
 			       &self->check, 31, 4, 0, &index));
+	hdr = ue_payload_offset(EVENT);
+	/* The limits count the header the kernel's records have */
+	ASSERT_EQ(hdr, l.header);
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, ue_clear_trace());
 
 	/* The largest payload a ring buffer page holds is recorded whole */
-	payload = big_payload(l.ftrace, tail, sizeof(tail));
+	payload = big_payload(hdr, l.ftrace, tail, sizeof(tail));
 	ASSERT_NE(0, (uintptr_t)payload);
 	ASSERT_WRITE(4 + l.ftrace, write_event(self->data_fd, index, payload,
 					       l.ftrace));
@@ -774,7 +805,7 @@ TEST_F(user, write_largest_ftrace_record) {
 	ASSERT_EQ(1, trace_count(line));
 
 	/* One byte more cannot be recorded: an error, not a silent drop */
-	payload = big_payload(l.ftrace + 1, tail, sizeof(tail));
+	payload = big_payload(hdr, l.ftrace + 1, tail, sizeof(tail));
 	ASSERT_NE(0, (uintptr_t)payload);
 	ASSERT_EQ(-1, write_event(self->data_fd, index, payload,
 				  l.ftrace + 1));

@@ -50,11 +50,8 @@
 #define WEVENT			"__fzw"
 #define WEVENT_CMD		WEVENT " u32 a; __data_loc char[] s;" \
 				" __rel_loc char[] r; char[8] c"
-/* Static payload of WEVENT and record offsets of its fields */
+/* Static payload of WEVENT (its record offsets: w_hdr, w_sloc, w_rloc) */
 #define W_MIN			20
-#define W_HDR			8
-#define W_SLOC			12
-#define W_RLOC			16
 #define W_EXACT_MAX		2048
 #define WEVENT_CANON		"u32 a; __data_loc char[] s; " \
 				"__rel_loc char[] r; char[8] c"
@@ -323,6 +320,12 @@ struct model_event {
 static struct model_event model[MODEL_MAX];
 static int nr_model;
 static long max_static;
+
+/*
+ * Record offsets of WEVENT's payload (the size of the common header) and
+ * of its __data_loc and __rel_loc words, read from its format file
+ */
+static unsigned int w_hdr, w_sloc, w_rloc;
 
 static struct model_event *model_find(const char *name)
 {
@@ -804,6 +807,7 @@ static void fuzz_cleanup(void)
 FIXTURE_SETUP(fuzz) {
 	long page = sysconf(_SC_PAGESIZE);
 	struct ue_limits limits;
+	char path[512];
 
 	self->fd = -1;
 	self->wfd = -1;
@@ -846,6 +850,19 @@ FIXTURE_SETUP(fuzz) {
 	ASSERT_EQ(0, ue_enable(WEVENT, 1));
 	model_add(WEVENT, WEVENT_CANON, false, true);
 	model_add(POOL_PREFIX "v", "", false, true);
+
+	ue_event_file(path, sizeof(path), WEVENT, "format");
+	w_hdr = ue_format_payload_offset(path);
+	w_sloc = ue_format_offset(path, "s", NULL);
+	w_rloc = ue_format_offset(path, "r", NULL);
+	/* Packed after the header: u32 a, then the two location words */
+	ASSERT_EQ(w_hdr + 4, w_sloc) {
+		TH_LOG("%s: payload at %d, s at %d", WEVENT, (int)w_hdr,
+		       (int)w_sloc);
+	}
+	ASSERT_EQ(w_hdr + 8, w_rloc);
+	/* The bound of the static sizes counts the same header */
+	ASSERT_EQ(limits.header, (long)w_hdr);
 }
 
 static void perf_off(struct _test_data_fuzz *self)
@@ -1266,25 +1283,25 @@ static int expect_wevent(const unsigned char *p, size_t len)
 	if (len > W_EXACT_MAX)
 		return 1;	/* unknown: sub-buffer size */
 
-	memcpy(&sloc, p + W_SLOC - W_HDR, 4);
-	memcpy(&rloc, p + W_RLOC - W_HDR, 4);
+	memcpy(&sloc, p + w_sloc - w_hdr, 4);
+	memcpy(&rloc, p + w_rloc - w_hdr, 4);
 
 	off = sloc & 0xffff;
 	sz = sloc >> 16;
 	end = off + sz;
-	if (end > W_HDR + len || !sz)
+	if (end > w_hdr + len || !sz)
 		return -EFAULT;
-	if (end - 1 < W_HDR)
+	if (end - 1 < w_hdr)
 		return 1;	/* unknown: the last byte is in the header */
-	if (p[end - 1 - W_HDR])
+	if (p[end - 1 - w_hdr])
 		return -EFAULT;
 
 	off = rloc & 0xffff;
 	sz = rloc >> 16;
-	end = W_RLOC + 4 + off + sz;
-	if (end > W_HDR + len || !sz)
+	end = w_rloc + 4 + off + sz;
+	if (end > w_hdr + len || !sz)
 		return -EFAULT;
-	if (p[end - 1 - W_HDR])
+	if (p[end - 1 - w_hdr])
 		return -EFAULT;
 
 	return 0;
@@ -1293,19 +1310,19 @@ static int expect_wevent(const unsigned char *p, size_t len)
 static __u32 gen_loc(bool rel, size_t len, size_t *str_at, size_t *str_len)
 {
 	/* Record offset of a string in the dynamic area */
-	size_t dyn = W_HDR + W_MIN;
+	size_t dyn = w_hdr + W_MIN;
 	size_t at, n;
 
 	if (len <= W_MIN || !rn(6))
 		return rnd();
 	at = dyn + rn(len - W_MIN);
-	n = rn(W_HDR + len - at) + 1;
+	n = rn(w_hdr + len - at) + 1;
 	if (!rn(5))
 		n += rn(8);	/* past the end */
 	*str_at = at;
 	*str_len = n;
 	if (rel)
-		at -= (rel == 1 ? W_RLOC + 4 : 0);
+		at -= (rel == 1 ? w_rloc + 4 : 0);
 	return (n << 16) | (at & 0xffff);
 }
 
@@ -1348,14 +1365,14 @@ static bool fuzz_write(struct __test_metadata *_metadata,
 		idx = self->widx;
 		if (len >= W_MIN) {
 			loc = gen_loc(false, len, &sat, &slen);
-			memcpy(p + W_SLOC - W_HDR, &loc, 4);
+			memcpy(p + w_sloc - w_hdr, &loc, 4);
 			loc = gen_loc(true, len, &rat, &rlen);
-			memcpy(p + W_RLOC - W_HDR, &loc, 4);
+			memcpy(p + w_rloc - w_hdr, &loc, 4);
 			/* Usually NUL-terminate what was pointed at */
-			if (slen && rn(5) && sat + slen <= W_HDR + len)
-				p[sat + slen - 1 - W_HDR] = 0;
-			if (rlen && rn(5) && rat + rlen <= W_HDR + len)
-				p[rat + rlen - 1 - W_HDR] = 0;
+			if (slen && rn(5) && sat + slen <= w_hdr + len)
+				p[sat + slen - 1 - w_hdr] = 0;
+			if (rlen && rn(5) && rat + rlen <= w_hdr + len)
+				p[rat + rlen - 1 - w_hdr] = 0;
 		}
 		expect = expect_wevent(p, len);
 		exact = expect != 1;

@@ -597,6 +597,158 @@ static inline bool ue_del_unreferenced(const char *name)
 	return !ue_event_exists(name);
 }
 
+/*
+ * The layout of an event's records, as its format file describes it. A
+ * record starts with the common header (the "common_" fields), followed
+ * by the payload a program writes: the event's own fields. The header's
+ * size is the kernel's business: 8 bytes on most, 12 on PREEMPT_RT
+ * kernels whose header has a lazy preemption count. A __data_loc word
+ * counts from the record start, so the tests read where the payload
+ * starts, never assume it.
+ */
+struct ue_format_field {
+	char name[128];
+	int offset;
+	int size;
+	bool common;
+};
+
+/*
+ * Parse one "\tfield:TYPE NAME;\toffset:N;\tsize:S;..." line: the name
+ * is the last word before ';', without an array's "[N]".
+ */
+static inline bool ue_parse_format_line(const char *line,
+					struct ue_format_field *f)
+{
+	const char *decl = strstr(line, "field:"), *semi, *name, *at;
+	size_t len;
+
+	if (!decl)
+		return false;
+	decl += strlen("field:");
+	semi = strchr(decl, ';');
+	if (!semi)
+		return false;
+	for (name = semi; name > decl && name[-1] != ' '; name--)
+		;
+	len = strcspn(name, "[;");
+	if (!len || len >= sizeof(f->name))
+		return false;
+	memcpy(f->name, name, len);
+	f->name[len] = '\0';
+
+	at = strstr(semi, "offset:");
+	if (!at || sscanf(at, "offset:%d;", &f->offset) != 1)
+		return false;
+	at = strstr(semi, "size:");
+	if (!at || sscanf(at, "size:%d;", &f->size) != 1)
+		return false;
+	f->common = !strncmp(f->name, "common_", strlen("common_"));
+
+	return true;
+}
+
+/*
+ * Every field of format file @path, common ones included, into @fields
+ * (at most @max): how many, or -1 when the file cannot be read.
+ */
+static inline int ue_format_fields(const char *path,
+				   struct ue_format_field *fields, int max)
+{
+	char *text = ue_read_file(path), *line, *save = NULL;
+	int n = 0;
+
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (ue_parse_format_line(line, &fields[n]))
+			n++;
+	}
+	free(text);
+
+	return n;
+}
+
+/* Offset (and *@size, when given) of field @name in format file @path */
+static inline int ue_format_offset(const char *path, const char *name,
+				   int *size)
+{
+	struct ue_format_field fields[64];
+	int i, n = ue_format_fields(path, fields, 64);
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(fields[i].name, name))
+			continue;
+		if (size)
+			*size = fields[i].size;
+		return fields[i].offset;
+	}
+
+	return -1;
+}
+
+/*
+ * Where the payload of the records of format file @path starts: the
+ * offset of its first field after the common header, or -1 when it has
+ * none (or the file cannot be read).
+ */
+static inline int ue_format_payload_offset(const char *path)
+{
+	struct ue_format_field fields[64];
+	int i, n = ue_format_fields(path, fields, 64), first = -1;
+
+	for (i = 0; i < n; i++) {
+		if (!fields[i].common &&
+		    (first < 0 || fields[i].offset < first))
+			first = fields[i].offset;
+	}
+
+	return first;
+}
+
+/* ue_format_payload_offset() of single-format event @name */
+static inline int ue_payload_offset(const char *name)
+{
+	char path[512];
+
+	return ue_format_payload_offset(ue_event_file(path, sizeof(path),
+						     name, "format"));
+}
+
+/*
+ * The size of the common header, for a test that has no event with a
+ * field at hand: every format file lists the same common fields, and
+ * the header is the C struct of them, so its size is the end of the last
+ * one rounded up to the largest one's alignment (their types are 1, 2
+ * and 4 bytes, aligned to their size). -1 when no format file is found.
+ * A test that has an event with a field reads ue_payload_offset(), the
+ * kernel's own answer (and ftrace_test checks that both agree).
+ */
+static inline int ue_header_size(void)
+{
+	struct ue_format_field fields[64];
+	int i, n = -1, end = 0, align = 1;
+	glob_t g;
+
+	if (glob(TRACEFS_DIR "/events/*/*/format", 0, NULL, &g) == 0) {
+		for (i = 0; i < (int)g.gl_pathc && n <= 0; i++)
+			n = ue_format_fields(g.gl_pathv[i], fields, 64);
+	}
+	globfree(&g);
+
+	for (i = 0; i < n; i++) {
+		if (!fields[i].common)
+			continue;
+		if (fields[i].offset + fields[i].size > end)
+			end = fields[i].offset + fields[i].size;
+		if (fields[i].size > align && fields[i].size <= 8)
+			align = fields[i].size;
+	}
+
+	return end ? (end + align - 1) / align * align : -1;
+}
+
 /* The payload size limits of each tracer, from the page size */
 struct ue_limits {
 	long page;
@@ -604,24 +756,30 @@ struct ue_limits {
 	long perf;	/* largest payload of a perf raw sample */
 	long both;	/* with ftrace and perf attached */
 	long max_static;	/* largest static size an event may have */
+	long header;	/* ue_header_size(), -1 when unknown */
 };
 
 /*
- * A record is the 8-byte common header and the payload. ftrace keeps it
- * in one ring buffer page, which loses 40 bytes to the page header, the
- * event header and a time stamp: payload <= PAGE_SIZE - 48. perf's raw
- * sample is ALIGN(8 + payload + 4, 8) - 4 bytes, at most
- * PERF_MAX_TRACE_SIZE (8192): payload <= 8180. An event whose static
- * size no tracer of this kernel can record cannot be registered.
+ * A record is the common header (ue_header_size(): H bytes) and the
+ * payload. ftrace keeps it in one ring buffer page, which loses 40 bytes
+ * to the page header, the event header and a time stamp: payload <=
+ * PAGE_SIZE - 40 - H. perf's raw sample is ALIGN(H + payload + 4, 8) - 4
+ * bytes, at most PERF_MAX_TRACE_SIZE (8192): payload <= 8188 - H. With
+ * the usual 8-byte header that is PAGE_SIZE - 48 and 8180. An event whose
+ * static size no tracer of this kernel can record cannot be registered.
  */
 static inline void ue_get_limits(struct ue_limits *l)
 {
 	bool perf = ue_exists("/proc/sys/kernel/perf_event_paranoid");
-	long most;
+	long most, hdr = ue_header_size();
 
 	l->page = sysconf(_SC_PAGESIZE);
-	l->ftrace = l->page - 48;
-	l->perf = 8192 - 12;
+	l->header = hdr;
+	/* Unknown (no format file): callers check l->header */
+	if (hdr < 0)
+		hdr = 0;
+	l->ftrace = l->page - 40 - hdr;
+	l->perf = 8192 - 4 - hdr;
 	l->both = l->ftrace < l->perf ? l->ftrace : l->perf;
 	most = perf && l->perf > l->ftrace ? l->perf : l->ftrace;
 	l->max_static = most < 65535 ? most : 65535;
