@@ -252,18 +252,20 @@ static void user_field_err_test(struct kunit *test)
 
 /*
  * The largest static size an event may have: the largest payload any
- * tracer of this kernel records. ftrace keeps a record (8-byte header
- * and payload) in one ring buffer page, less 40 bytes of page and event
- * headers; perf's raw sample, ALIGN(8 + payload + 4, 8) - 4 bytes, must
- * fit PERF_MAX_TRACE_SIZE. Location words keep 16-bit offsets: 65535
- * at most.
+ * tracer of this kernel records. ftrace keeps a record (the common
+ * header, 8 bytes on most kernels and 12 on PREEMPT_RT, and the payload)
+ * in one ring buffer page, less 40 bytes of page and event headers;
+ * perf's raw sample, ALIGN(header + payload + 4, 8) - 4 bytes, must fit
+ * PERF_MAX_TRACE_SIZE. Location words keep 16-bit offsets: 65535 at
+ * most.
  */
 static u32 user_kunit_static_max(void)
 {
-	u32 most = PAGE_SIZE - 48;
+	u32 hdr = sizeof(struct trace_entry);
+	u32 most = PAGE_SIZE - 40 - hdr;
 
 	if (IS_ENABLED(CONFIG_PERF_EVENTS))
-		most = max_t(u32, most, PERF_MAX_TRACE_SIZE - 12);
+		most = max_t(u32, most, PERF_MAX_TRACE_SIZE - 4 - hdr);
 
 	return min_t(u32, most, 65535);
 }
