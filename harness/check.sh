@@ -40,8 +40,8 @@
 #               and DEBUG_ATOMIC_SLEEP (harness/configs/deb-rt-debug.config)
 #   lockdown    the debug kernel of make test booted with lockdown=integrity
 #               (a few kselftests, then raised to confidentiality at run
-#               time) and with lockdown=confidentiality
-#               (harness/guest/lockdown.sh)
+#               time) and with lockdown=confidentiality (tracefs empty,
+#               no kselftest; harness/guest/lockdown.sh)
 #
 # Builds go through ccache (UE_CCACHE_DIR, ~/.cache/ue-ccache) at nice 10.
 # The global build lock is held to assemble and for the x86_64 boots only.
@@ -590,7 +590,7 @@ lockdown_step()
 		res=$C/boot-lockdown-$lvl
 		UE_CMDLINE="${UE_CMDLINE:-} lockdown=$lvl" \
 			"$UE_REPO/harness/vm.sh" debug "$UE_REPO/harness/guest/lockdown.sh" "$res" \
-			UE_T="$([ $lvl = integrity ] && echo "$LOCKDOWN_T" || echo abi_test)" \
+			UE_T="$([ $lvl = integrity ] && echo "$LOCKDOWN_T" || echo none)" \
 			>"$C/boot-lockdown-$lvl.log" 2>&1
 		tap=()
 		[ -f "$res/lockdown.tap" ] && tap=("$res/lockdown.tap")

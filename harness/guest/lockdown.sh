@@ -12,8 +12,8 @@
 #                  registered before keeps running with its enable bits
 #                  clear (nobody can enable its events any more)
 # confidentiality  at boot: tracefs stays empty (no user_events_data, no
-#                  events/), so programs find no user_events; the
-#                  kselftests skip, saying so
+#                  events/), so programs find no user_events (ENOENT);
+#                  KUnit ran at boot, no kselftest runs (UE_T=none)
 R=$UE_RESULTS
 T=/sys/kernel/tracing
 L=/sys/kernel/security/lockdown
@@ -104,8 +104,11 @@ confidentiality)
 	check "tracefs has no user_events_data" test ! -e "$T/user_events_data"
 	check "tracefs has no dynamic_events" test ! -e "$T/dynamic_events"
 	check "tracefs has no events directory" test ! -e "$T/events"
+	check "opening user_events_data fails: ENOENT" \
+		open_fails "No such file or directory" "$T/user_events_data" '>'
 	check "the kernel says why: 'use of tracefs is restricted'" dmesg_has "use of tracefs is restricted"
-	# The kselftests find no user_events and skip (KUnit ran at boot)
+	# No kselftest (UE_T=none): they all need tracefs.  The KUnit
+	# results of the boot are collected.
 	UE_SKIP_KMEMLEAK=1 bash "$UE_REPO/harness/guest/test.sh"
 	;;
 *)
