@@ -25,6 +25,23 @@
 #               boot, every C kselftest (harness/arch.sh)
 #   arm64-64k s390x i386   the architectures make test does not run by
 #               default (harness/arch.sh): debug build, boot, every C kselftest
+#   deb-amd64 deb-cloud-amd64 deb-arm64 deb-rt-amd64 deb-rt-arm64
+#               Debian's own configurations (package linux-config-6.1,
+#               harness/distro.sh) with USER_EVENTS=y: the series' objects
+#               and kernel/fork.o with W=1, no warning in our files; the
+#               options olddefconfig changed besides USER_EVENTS are listed
+#               (build/check/deb-NAME.changed).  The rt ones on Debian's
+#               PREEMPT_RT tree (build/linux-rt: its debian/patches-rt/ on
+#               pristine 6.1, then the series)
+#   deb-cloud-amd64-boot   cloud-amd64 built whole without modules
+#               (harness/configs/deb-boot.config), booted: every kselftest
+#               and KUnit suite
+#   deb-rt-amd64-boot      the same with rt-amd64 on the rt tree, plus lockdep
+#               and DEBUG_ATOMIC_SLEEP (harness/configs/deb-rt-debug.config)
+#   lockdown    the debug kernel of make test booted with lockdown=integrity
+#               (a few kselftests, then raised to confidentiality at run
+#               time) and with lockdown=confidentiality (tracefs empty,
+#               no kselftest; harness/guest/lockdown.sh)
 #
 # Builds go through ccache (UE_CCACHE_DIR, ~/.cache/ue-ccache) at nice 10.
 # The global build lock is held to assemble and for the x86_64 boots only.
@@ -43,6 +60,12 @@ ARCHES=$("$UE_REPO/harness/arch.sh" names all)
 for a in arm64-perf-n $ARCHES; do
 	[[ " $("$UE_REPO/harness/arch.sh" names "${UE_ARCH:-}") " == *" $a "* ]] || STEPS+=("$a")
 done
+DEB_CONFIGS=(amd64 cloud-amd64 arm64 rt-amd64 rt-arm64)
+for d in "${DEB_CONFIGS[@]}"; do STEPS+=("deb-$d"); done
+STEPS+=(deb-cloud-amd64-boot deb-rt-amd64-boot lockdown)
+# The kselftests of the lockdown=integrity boot: the ABI, ftrace, perf,
+# dynamic_events, the unprivileged user and the tools
+LOCKDOWN_T=abi_test,ftrace_test,perf_test,dyn_test,nonroot_test,tools_test.sh
 OURS='kernel/trace/trace_events_user[^/]*\.c|include/(uapi/)?linux/user_events\.h'
 OUR_C=(kernel/trace/trace_events_user.c kernel/trace/trace_events_user_kunit.c)
 
@@ -80,13 +103,13 @@ wanted() { [ -z "${UE_CHECK:-}" ] || [[ ",$UE_CHECK," == *",$1,"* ]]; }
 # file: the diff of pristine and build/linux of each file they change (a
 # file with several patches: the line numbers of all but the last patch
 # are those of an earlier version of the file)
-added_lines()
+added_lines()	# [PRISTINE_TREE TREE]
 {
-	local f
+	local f base=${1:-$PRISTINE} tree=${2:-$TREE}
 	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$UE_REPO"/patches/*.patch | sort -u |
 	while IFS= read -r f; do
-		[ -f "$PRISTINE/$f" ] && [ -f "$TREE/$f" ] || continue
-		diff -U0 "$PRISTINE/$f" "$TREE/$f" | awk -v f="$f" '
+		[ -f "$base/$f" ] && [ -f "$tree/$f" ] || continue
+		diff -U0 "$base/$f" "$tree/$f" | awk -v f="$f" '
 			/^@@ / { split($3, a, ","); n = substr(a[1], 2); h = 1; next }
 			h && /^\+/ { print f ":" n; n++ }'
 	done
@@ -99,22 +122,23 @@ patched_c()
 		grep -v '^tools/' | sort -u
 }
 
-# judge LOG NAME: warnings (compiler, sparse, coccinelle, kernel-doc) in our
-# files or added lines go to NAME.ours (fail), the rest to NAME.others
+# judge LOG NAME [ADDED]: warnings (compiler, sparse, coccinelle,
+# kernel-doc) in our files or added lines (those of ADDED, default the
+# assembled tree's) go to NAME.ours (fail), the rest to NAME.others
 judge()
 {
-	local log=$1 name=$2
-	[ -f "$C/added-lines" ] || added_lines > "$C/added-lines"
+	local log=$1 name=$2 added=${3:-$C/added-lines}
+	[ -f "$added" ] || added_lines > "$added"
 	awk -v ours="$OURS" -v o="$C/$name.ours" -v x="$C/$name.others" '
 	FNR == NR { added[$0] = 1; next }
 	/(warning|error|WARNING|ERROR)/ {
 		line = $0
-		sub(/^.*build\/linux\//, "", line); sub(/^(\.\.\/)+linux\//, "", line)
+		sub(/^.*build\/linux(-rt)?\//, "", line); sub(/^(\.\.\/)+linux(-rt)?\//, "", line)
 		sub(/^(\.\.\/|\.\/)+/, "", line)
 		split(line, f, ":")
 		if (f[1] ~ "^(" ours ")$" || (f[1] ":" f[2]) in added) print line > o
 		else if (line ~ /^[^ :]+:[0-9]+:/) print line > x
-	}' "$C/added-lines" "$log"
+	}' "$added" "$log"
 	[ -f "$C/$name.others" ] && sort -u -o "$C/$name.others" "$C/$name.others"
 	if [ -s "$C/$name.ours" ]; then
 		sort -u "$C/$name.ours" | head -20 | sed 's/^/[check] /' >&2
@@ -317,12 +341,280 @@ archstep()
 	fi
 }
 
+# Debian's configurations ------------------------------------------------
+
+# deb_tree NAME: the tree a deb-* step builds (the rt tree for rt-*); its
+# added lines in $C/added-lines-rt
+deb_tree()
+{
+	if [[ $1 == rt-* ]]; then
+		"$UE_REPO/harness/distro.sh" rt-tree 2>>"$C/distro.log" || return 1
+		added_lines "$B/distro/rt-pristine" "$B/linux-rt" > "$C/added-lines-rt" || true
+	else
+		echo "$TREE"
+	fi
+}
+
+# deb_kargs NAME: the make arguments of Debian's configuration NAME
+deb_kargs()
+{
+	case $1 in
+	*arm64) printf '%s\n' ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "CC=ccache aarch64-linux-gnu-gcc" ;;
+	*) printf '%s\n' "CC=ccache gcc" ;;
+	esac
+}
+
+# Symbols olddefconfig sets from the toolchain, not options
+DEB_TOOLCHAIN='^CONFIG_(CC_|GCC_|CLANG_|AS_|LD_|LLD_|RUSTC_|PAHOLE_|TOOLS_SUPPORT_|OBJTOOL)'
+
+# deb_config STEP CONFIG TREE FRAGMENT... -- MAKEARGS...: Debian's
+# configuration CONFIG + USER_EVENTS=y + the FRAGMENT files into
+# $B/obj-check-STEP/.config (olddefconfig); every requested value must
+# land.  $C/STEP.changed lists what differs from Debian's besides what
+# was requested: "CONFIG_X: Debian's -> ours" (new symbols too)
+deb_config()
+{
+	local step=$1 cfg=$2 tree=$3 deb obj=$B/obj-check-$1 kc=$C/kconfig-$1 f line sym
+	local -A want=()
+	shift 3
+	local frags=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do frags+=("$1"); shift; done
+	shift
+	deb=$("$UE_REPO/harness/distro.sh" config "$cfg" 2>>"$C/distro.log") || return 1
+	mkdir -p "$kc" "$obj"
+	printf 'CONFIG_USER_EVENTS=y\n' > "$C/$step.fragment"
+	# an rt tree whose patches did not give PREEMPT_RT fails here
+	[[ $cfg == rt-* ]] && printf 'CONFIG_PREEMPT_RT=y\n' >> "$C/$step.fragment"
+	cat "${frags[@]}" >> "$C/$step.fragment" 2>/dev/null
+	# Without modules Kconfig would build every "m" in: leave them out
+	if grep -qx '# CONFIG_MODULES is not set' "$C/$step.fragment"; then
+		sed 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/' "$deb" > "$kc/.config"
+		grep -c '=m$' "$deb" > "$C/$step.modules"
+	else
+		cp "$deb" "$kc/.config"
+		rm -f "$C/$step.modules"
+	fi
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$kc" "$kc/.config" "$C/$step.fragment" \
+		>"$kc/merge.log" 2>&1 &&
+	make -s -C "$tree" O="$kc" "$@" olddefconfig >"$kc/make.log" 2>&1 ||
+		{ cat "$kc/merge.log" "$kc/make.log" >&2; return 1; }
+	while IFS= read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)= ]] ||
+		   [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			want[${BASH_REMATCH[1]}]=$line
+		fi
+	done < "$C/$step.fragment"
+	for sym in "${!want[@]}"; do
+		line=${want[$sym]}
+		if [[ $line == \#* ]]; then
+			grep -q "^$sym=" "$kc/.config" || continue
+		else
+			grep -qxF -- "$line" "$kc/.config" && continue
+		fi
+		log "check $step: requested '$line', got '$(grep -E "^(# )?${sym}[= ]" "$kc/.config" || echo absent)'"
+		return 1
+	done
+	# What changed besides the request, Debian's value first
+	awk -v tc="$DEB_TOOLCHAIN" -v nomod="$([ -f "$C/$step.modules" ] && echo 1)" '
+	function val(l,  s) { if (l ~ /^# CONFIG_.* is not set$/) return "n"
+			      s = l; sub(/^[^=]*=/, "", s); return s }
+	function sym(l,  s) { s = l; sub(/^# /, "", s); sub(/[= ].*/, "", s); return s }
+	FILENAME == ARGV[1] { if ($0 ~ /^(# )?CONFIG_/) want[sym($0)] = 1; next }
+	FILENAME == ARGV[2] { if ($0 ~ /^(# )?CONFIG_/) deb[sym($0)] = val($0); next }
+	/^(# )?CONFIG_/ {
+		s = sym($0); v = val($0)
+		if (s in want || s ~ tc) next
+		if (!(s in deb)) { if (v != "n") printf "%s: (not in Debian\x27s file) -> %s\n", s, v }
+		else if (deb[s] != v && !(nomod && deb[s] == "m" && v == "n"))
+			printf "%s: %s -> %s\n", s, deb[s], v
+	}' "$C/$step.fragment" "$deb" "$kc/.config" |
+		sort > "$C/$step.changed"
+	cmp -s "$kc/.config" "$obj/.config" || cp "$kc/.config" "$obj/.config"
+}
+
+# changed_summary STEP: which of Debian's values changed besides the
+# request (the first few), and how many symbols its file leaves out (the
+# packaged configs drop those its build sets, e.g. the signing key)
+changed_summary()
+{
+	local n new
+	new=$(grep -c "not in Debian's file" "$C/$1.changed")
+	n=$(($(wc -l < "$C/$1.changed") - new))
+	if [ "$n" -eq 0 ]; then
+		printf "every other value Debian's"
+	else
+		printf "%d other value(s) changed: %s" "$n" \
+			"$(grep -v "not in Debian's file" "$C/$1.changed" | head -3 | cut -d: -f1 | tr '\n' ' ')$([ "$n" -gt 3 ] && echo "... ")"
+	fi
+	[ "$new" -eq 0 ] || printf ", %d that its file does not list now set" "$new"
+	[ ! -f "$C/$1.modules" ] || printf ", its %d modules left out" "$(cat "$C/$1.modules")"
+	printf ' (%s)' "${C#"$UE_REPO"/}/$1.changed"
+}
+
+# configured TREE CONFIG DIR/NAME.o: the directory's Makefile builds the
+# object in CONFIG (obj-y, or obj-$(CONFIG_X) with X y or m)
+configured()
+{
+	local tree=$1 config=$2 o=$3 sym
+	sym=$(grep -oE "^obj-(y|\\\$\(CONFIG_[A-Z0-9_]+\))[[:space:]]*[:+]?=.*[[:space:]]${o##*/}\b" \
+		"$tree/$(dirname "$o")/Makefile" | head -n 1 | sed -n 's/^obj-\(y\|\$(\(CONFIG_[A-Z0-9_]*\))\).*/\1/p')
+	case $sym in
+	y) return 0 ;;
+	'') return 1 ;;
+	*) sym=${sym#\$(}; sym=${sym%)}; grep -qE "^$sym=(y|m)$" "$config" ;;
+	esac
+}
+
+# deb_objects STEP: Debian's configuration with USER_EVENTS=y; the
+# series' objects and kernel/fork.o with W=1
+deb_objects()
+{
+	local step=$1 cfg=${1#deb-} start=$SECONDS tree added=$C/added-lines o objs=() kargs=()
+	local obj=$B/obj-check-$1 missing=()
+	mapfile -t kargs < <(deb_kargs "$cfg")
+	if ! tree=$(deb_tree "$cfg"); then
+		result fail "$step" "(the rt tree: ${C#"$UE_REPO"/}/distro.log)"
+		return
+	fi
+	[[ $cfg == rt-* ]] && added=$C/added-lines-rt
+	if ! deb_config "$step" "$cfg" "$tree" -- "${kargs[@]}"; then
+		result fail "$step" "(config: Debian's $cfg with USER_EVENTS=y did not land)"
+		return
+	fi
+	objs=(kernel/fork.o)
+	for o in "${OUR_C[@]}" $(patched_c); do
+		o=${o%.c}.o
+		[[ " ${objs[*]} " == *" $o "* ]] && continue
+		configured "$tree" "$obj/.config" "$o" && objs+=("$o")
+	done
+	rm -f "${objs[@]/#/$obj/}"
+	nice -n 10 make -k -C "$tree" O="$obj" -j"$JOBS" "${kargs[@]}" W=1 "${objs[@]}" \
+		>"$C/$step.log" 2>&1
+	for o in kernel/trace/trace_events_user.o kernel/fork.o; do
+		[ -f "$obj/$o" ] || missing+=("$o")
+	done
+	local built=()
+	for o in "${objs[@]}"; do [ -f "$obj/$o" ] && built+=("${o##*/}"); done
+	if ! judge "$C/$step.log" "$step" "$added"; then
+		result fail "$step" "W=1 (warnings in our files: ${C#"$UE_REPO"/}/$step.ours)"
+	elif [ ${#missing[@]} -gt 0 ]; then
+		grep -E 'error|Error' "$C/$step.log" | head -20 >&2
+		result fail "$step" "W=1 (${missing[*]} not built; ${C#"$UE_REPO"/}/$step.log)"
+	else
+		result ok "$step" "W=1 ${built[*]}: 0 warnings in our files; $(changed_summary "$step"); $((SECONDS - start)) s$(others "$step")"
+	fi
+}
+
+# deb_boot STEP: Debian's configuration built whole without modules,
+# booted; every kselftest and KUnit suite
+deb_boot()
+{
+	local step=$1 cfg=${1#deb-} start=$SECONDS tree added=$C/added-lines res rc summary script
+	local frags=("$UE_REPO/harness/configs/guest.config" "$UE_REPO/harness/configs/deb-boot.config"
+		     "$TREE/tools/testing/selftests/user_events/config")
+	cfg=${cfg%-boot}
+	if ! tree=$(deb_tree "$cfg"); then
+		result fail "$step" "(the rt tree: ${C#"$UE_REPO"/}/distro.log)"
+		return
+	fi
+	if [[ $cfg == rt-* ]]; then
+		added=$C/added-lines-rt
+		frags+=("$UE_REPO/harness/configs/deb-rt-debug.config")
+	fi
+	if ! deb_config "$step" "$cfg" "$tree" "${frags[@]}" -- CC="ccache gcc"; then
+		result fail "$step" "(config: requested options did not land)"
+		return
+	fi
+	if ! nice -n 10 make -C "$tree" O="$B/obj-check-$step" -j"$JOBS" CC="ccache gcc" bzImage \
+	     >"$C/$step.log" 2>&1; then
+		grep -E 'error|Error' -A3 "$C/$step.log" | head -30 >&2
+		judge "$C/$step.log" "$step" "$added"
+		result fail "$step" "build ($((SECONDS - start)) s; ${C#"$UE_REPO"/}/$step.log)"
+		return
+	fi
+	if ! judge "$C/$step.log" "$step" "$added"; then
+		result fail "$step" "build (warnings in our files: ${C#"$UE_REPO"/}/$step.ours)"
+		return
+	fi
+	result ok "$step" "build ($(grep -c '^CONFIG_.*=y' "$B/obj-check-$step/.config") options y, $(changed_summary "$step"); $((SECONDS - start)) s$(others "$step"))"
+	start=$SECONDS
+	res=$C/boot-$step
+	lock
+	"$UE_REPO/harness/userspace.sh" debug >"$C/$step.userspace.log" 2>&1 ||
+		{ unlock; result fail "boot-$step" "(userspace build failed)"; return; }
+	script=test.sh
+	[[ $cfg == rt-* ]] && script=rt.sh
+	"$UE_REPO/harness/vm.sh" "check-$step" "$UE_REPO/harness/guest/$script" "$res" \
+		UE_SKIP_KMEMLEAK=1 >"$C/boot-$step.log" 2>&1
+	local extra=()
+	[ -f "$res/rt.tap" ] && extra=("$res/rt.tap")
+	UE_RESULT_PREFIX="$step: " "$UE_REPO/harness/results.sh" "$res" "${extra[@]}" \
+		> "$C/boot-$step.tap" 2>&1
+	rc=$?
+	unlock
+	summary=$(tail -n 1 "$C/boot-$step.tap")
+	[ -f "$res/preemptoff.max" ] && summary+="; $(preemptoff_summary "$res")"
+	grep '^[^ ]*: not ok' "$C/boot-$step.tap" | head -20 >&2
+	if [ $rc -eq 0 ]; then
+		result ok "boot-$step" "($summary, $((SECONDS - start)) s)"
+	else
+		result fail "boot-$step" "($summary, $((SECONDS - start)) s; ${C#"$UE_REPO"/}/boot-$step.tap)"
+	fi
+}
+
+# preemptoff_summary RESULTS: the longest preemption-off section that
+# harness/guest/rt.sh measured, where it started and ended (information,
+# not judged: TCG and lockdep stretch every section)
+preemptoff_summary()
+{
+	local res=$1 max from to
+	max=$(cat "$res/preemptoff.max")
+	from=$(sed -n 's/^ *=> started at: *//p' "$res/preemptoff.txt" | head -n 1)
+	to=$(sed -n 's/^ *=> ended at: *//p' "$res/preemptoff.txt" | head -n 1)
+	echo "longest preempt-off section under stress_test ${max} us, ${from:-?} to ${to:-?} (${res#"$UE_REPO"/}/preemptoff.txt)"
+}
+
+# lockdown: make test's debug kernel booted locked down, once per level
+lockdown_step()
+{
+	local start lvl res rc summary tap
+	lock
+	if ! "$UE_REPO/harness/kernel.sh" debug >"$C/lockdown.build.log" 2>&1 ||
+	   ! "$UE_REPO/harness/userspace.sh" debug >"$C/lockdown.userspace.log" 2>&1; then
+		unlock
+		result fail lockdown "(debug kernel or userspace build failed: ${C#"$UE_REPO"/}/lockdown.build.log)"
+		return
+	fi
+	for lvl in integrity confidentiality; do
+		start=$SECONDS
+		res=$C/boot-lockdown-$lvl
+		UE_CMDLINE="${UE_CMDLINE:-} lockdown=$lvl" \
+			"$UE_REPO/harness/vm.sh" debug "$UE_REPO/harness/guest/lockdown.sh" "$res" \
+			UE_T="$([ $lvl = integrity ] && echo "$LOCKDOWN_T" || echo none)" \
+			>"$C/boot-lockdown-$lvl.log" 2>&1
+		tap=()
+		[ -f "$res/lockdown.tap" ] && tap=("$res/lockdown.tap")
+		UE_RESULT_PREFIX="lockdown=$lvl: " "$UE_REPO/harness/results.sh" "$res" "${tap[@]}" \
+			> "$C/boot-lockdown-$lvl.tap" 2>&1
+		rc=$?
+		[ ${#tap[@]} -gt 0 ] || rc=1
+		summary=$(tail -n 1 "$C/boot-lockdown-$lvl.tap")
+		grep '^[^ ]*: not ok' "$C/boot-lockdown-$lvl.tap" | head -20 >&2
+		if [ $rc -eq 0 ]; then
+			result ok "lockdown=$lvl" "($summary, $((SECONDS - start)) s)"
+		else
+			result fail "lockdown=$lvl" "($summary, $((SECONDS - start)) s; ${C#"$UE_REPO"/}/boot-lockdown-$lvl.tap)"
+		fi
+	done
+	unlock
+}
+
 start_all=$SECONDS
 lock
-"$UE_REPO/harness/deps.sh" check cross || exit 1
+"$UE_REPO/harness/deps.sh" check cross distro || exit 1
 "$UE_REPO/harness/assemble.sh" || exit 1
 unlock
-rm -f "$C"/*.ours "$C"/*.others "$C/added-lines"
+rm -f "$C"/*.ours "$C"/*.others "$C/added-lines" "$C/added-lines-rt"
 log "make check: ${STEPS[*]}"
 rand_ready=
 for s in "${STEPS[@]}"; do
@@ -333,6 +625,9 @@ for s in "${STEPS[@]}"; do
 	sparse) objcheck sparse ;;
 	cocci) objcheck cocci CHECK="$TREE/scripts/coccicheck" MODE=report ;;
 	kdoc) kdoc ;;
+	deb-*-boot) deb_boot "$s" ;;
+	deb-*) deb_objects "$s" ;;
+	lockdown) lockdown_step ;;
 	rand-*)
 		if [ -z "$rand_ready" ]; then
 			rand_allconfig || { result fail "$s" "(randconfig base failed)"; continue; }

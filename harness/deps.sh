@@ -3,13 +3,16 @@
 # Install the Debian packages the harness needs; a quick no-op when all
 # of them are present.
 #
-#   deps.sh [docs] [bench] [series] [cross] [check]   the base set, plus
+#   deps.sh [docs] [bench] [series] [cross] [check] [distro]   the base set, plus
 #                            Sphinx for "make docs", gnuplot for "make bench",
 #                            ccache for the per-patch builds of "make series",
 #                            cross compilers and QEMUs for harness/arch.sh and
 #                            clang, sparse, coccinelle for "make check"
 #                            (and ocaml-nox: coccicheck's scripts in OCaml need
-#                            ocamlopt, which coccinelle only recommends)
+#                            ocamlopt, which coccinelle only recommends), and
+#                            Debian's kernel configurations, pahole (their
+#                            DEBUG_INFO_BTF) and dpkg-dev (apt-get source) for
+#                            make check's deb-* steps
 set -euo pipefail
 
 # gcc-12-multilib, not the gcc-multilib metapackage: that one conflicts
@@ -28,6 +31,7 @@ for extra in "$@"; do
 		      libc6-dev-arm64-cross libc6-dev-s390x-cross libc6-dev-i386-cross
 		      qemu-system-arm qemu-system-misc) ;;
 	check) PKGS+=(ccache clang lld llvm sparse coccinelle ocaml-nox) ;;
+	distro) PKGS+=(linux-config-6.1 dwarves dpkg-dev) ;;
 	*) echo "[harness] deps.sh: unknown group '$extra'" >&2; exit 2 ;;
 	esac
 done
