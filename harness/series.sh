@@ -231,6 +231,21 @@ needs_note= notes=
 if [ -n "$linux" ]; then
 	notes=$tmpd/notes
 	: > "$notes"
+	# A git work tree gives its tracked files, a plain tree every file
+	# (whatever its .gitignore says: Debian's ignores "/*")
+	gitwt=
+	if [ "$(git -C "$linux" rev-parse --show-toplevel 2>/dev/null)" = "$linux" ]; then
+		gitwt=1
+		git -C "$linux" ls-files -z > "$tmpd/tracked"
+		if [ ! -s "$tmpd/tracked" ]; then
+			rm -rf "$tmpd"
+			die "LINUX=$linux is a git work tree without tracked files: commit the tree first (Debian's tree ignores everything: git add -f .)"
+		fi
+		git -C "$linux" ls-files -- "${UE_OLD_DIRS[@]}" | sort > "$tmpd/deleted"
+	else
+		(cd "$linux" && find "${UE_OLD_DIRS[@]}" -type f 2>/dev/null || true) | sort > "$tmpd/deleted"
+	fi
+
 	# commits this tree does not need: out of the table
 	dropped=()
 	while IFS=$'\t' read -r _ commit _; do
@@ -246,21 +261,6 @@ if [ -n "$linux" ]; then
 			die "harness/series/$c.needs: only a commit of patches (no overlay path) can be left out"
 		rows=$(grep -v "^[a-z]*"$'\t'"$c"$'\t' <<< "$rows")
 	done
-
-	# A git work tree gives its tracked files, a plain tree every file
-	# (whatever its .gitignore says: Debian's ignores "/*")
-	gitwt=
-	if [ "$(git -C "$linux" rev-parse --show-toplevel 2>/dev/null)" = "$linux" ]; then
-		gitwt=1
-		git -C "$linux" ls-files -z > "$tmpd/tracked"
-		if [ ! -s "$tmpd/tracked" ]; then
-			rm -rf "$tmpd"
-			die "LINUX=$linux is a git work tree without tracked files: commit the tree first (Debian's tree ignores everything: git add -f .)"
-		fi
-		git -C "$linux" ls-files -- "${UE_OLD_DIRS[@]}" | sort > "$tmpd/deleted"
-	else
-		(cd "$linux" && find "${UE_OLD_DIRS[@]}" -type f 2>/dev/null || true) | sort > "$tmpd/deleted"
-	fi
 
 	# FIN: the overlay, the patches applied to SRC's files, the old files
 	# that go away; a hunk that does not apply stops here
@@ -297,7 +297,7 @@ if [ -n "$linux" ]; then
 	if [ -n "$gitwt" ]; then
 		rm -f "$idx"
 		log "hashing the tracked files of $linux"
-		(cd "$linux" && xargs -0 -r sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh) \
+		(cd "$linux" && xargs -0 -r sh -c 'for f; do if [ -f "$f" ]; then printf "%s\0" "$f"; fi; done' sh) \
 			< "$tmpd/tracked" |
 			(cd "$linux" && GIT_INDEX_FILE=$idx git -c gc.auto=0 --git-dir="$G" --work-tree=. \
 				update-index --add -z --stdin 9>&-)
@@ -602,7 +602,7 @@ if [ $amok = 1 ]; then
 	# leaves out
 	note=
 	if [ -n "$linux" ]; then
-		how="LINUX=$linux"
+		how="LINUX=..."
 		[ -z "$deb" ] || how="DEBIAN_VERSION=$deb"
 		note="This copy of the series is exported against $what by \"make series $how\": its diffs are made against that tree."
 		[ -z "$needs_note" ] || note+=" It leaves out what that tree does not need:"$'\n\n'"$needs_note"
