@@ -378,13 +378,23 @@ deb_expect()
 			echo "$f: not overlay + patches"; errs=1
 		fi
 	done
-	# every other file: as in the tree
+	# every other file: as in the tree (a directory only one side has:
+	# each file in it)
 	while IFS= read -r f; do
 		[ -n "${own[$f]:-}" ] || { echo "$f: differs from the tree, and the series does not own it"; errs=1; }
 	done < <(diff -rq --no-dereference -x .git "$tree" "$am" 2>&1 |
 		sed -n -e "s|^Files $tree/\(.*\) and $am/.* differ\$|\1|p" \
 		       -e "s|^Only in $tree/\{0,1\}\([^:]*\): \(.*\)|\1/\2|p" \
-		       -e "s|^Only in $am/\{0,1\}\([^:]*\): \(.*\)|\1/\2|p" | sed 's|^/||')
+		       -e "s|^Only in $am/\{0,1\}\([^:]*\): \(.*\)|\1/\2|p" | sed 's|^/||' |
+		while IFS= read -r f; do
+			if [ -d "$am/$f" ] && [ ! -L "$am/$f" ]; then
+				(cd "$am" && find "$f" ! -type d)
+			elif [ -d "$tree/$f" ] && [ ! -L "$tree/$f" ]; then
+				(cd "$tree" && find "$f" ! -type d)
+			else
+				printf '%s\n' "$f"
+			fi
+		done)
 	rm -rf "$exp"
 	return $errs
 }

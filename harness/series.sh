@@ -673,7 +673,9 @@ build_config()
 {
 	local frag=$B/series-cfg/frag.config what=release+KUNIT
 	printf 'CONFIG_KUNIT=y\nCONFIG_USER_EVENTS_KUNIT_TEST=y\n' > "$frag"
-	if sgit show "$1:kernel/trace/Kconfig" | grep -q 'depends on BROKEN || COMPILE_TEST'; then
+	# (not "| grep -q": under pipefail, git's SIGPIPE when grep stops
+	# early would read as "no match")
+	if [[ $(sgit show "$1:kernel/trace/Kconfig") == *'depends on BROKEN || COMPILE_TEST'* ]]; then
 		echo 'CONFIG_COMPILE_TEST=y' >> "$frag"
 		what=release+KUNIT+COMPILE_TEST
 	fi
