@@ -90,7 +90,7 @@ sgit() { git -c gc.auto=0 -c maintenance.auto=false --git-dir="$G" "$@" 9>&-; }
 # ---------------------------------------------------------------------------
 # 0. Which tree: pristine 6.1 (the default), or LINUX= / DEBIAN_VERSION=
 # ---------------------------------------------------------------------------
-linux= deb= what=
+linux='' deb='' what=''
 if [ -z "$tap" ]; then
 	linux=${LINUX:-} deb=${DEBIAN_VERSION:-}
 fi
@@ -227,7 +227,7 @@ apply_patch()
 	return 1
 }
 
-needs_note= notes=
+needs_note='' notes=''
 if [ -n "$linux" ]; then
 	notes=$tmpd/notes
 	: > "$notes"
