@@ -17,9 +17,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-OVERLAY_DIRS=(kernel include Documentation samples tools)
-# Directories of the old 6.1 implementation that are replaced wholesale
-OLD_DIRS=(samples/user_events tools/testing/selftests/user_events)
+# the overlay, and the old 6.1 directories replaced wholesale (lib.sh)
+OVERLAY_DIRS=("${UE_OVERLAY_DIRS[@]}")
+OLD_DIRS=("${UE_OLD_DIRS[@]}")
 
 "$UE_REPO/harness/deps.sh"
 

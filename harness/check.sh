@@ -21,6 +21,15 @@
 #               forced); UE_CHECK_SEEDS="S1 S2 S3" (or "random"); replay one with
 #               make -C build/linux O=DIR KCONFIG_SEED=S \
 #                    KCONFIG_ALLCONFIG=build/check/rand.allconfig randconfig
+#   deb-VERSION one per Debian linux-source-6.1 version (at least
+#               6.1.170-3 6.1.176-1 6.1.187-1 6.1.190-1 6.1.192-2, and every
+#               version apt-cache madison lists): make series
+#               DEBIAN_VERSION=VERSION, git am on a copy of that tree, the
+#               result is the tree + overlay + patches and nothing else, and
+#               the series' C files (ours, fork.c and the kernel/trace files
+#               the patches change) build with W=1 and no warning in our
+#               code, guest config + USER_EVENTS=y (UE_CHECK=deb-6.1.170-3;
+#               UE_CHECK=deb: all of them)
 #   arm64-perf-n  PERF_EVENTS=n (x86 selects PERF_EVENTS, so arm64): build,
 #               boot, every C kselftest (harness/arch.sh)
 #   arm64-64k s390x i386   the architectures make test does not run by
@@ -97,7 +106,8 @@ result()	# result ok|fail|skip NAME TEXT
 # stay still or shares build/kselftest with make test
 lock() { unset UE_LOCKED; lock_build; }
 unlock() { exec 9>&-; unset UE_LOCKED; }
-wanted() { [ -z "${UE_CHECK:-}" ] || [[ ",$UE_CHECK," == *",$1,"* ]]; }
+wanted() { [ -z "${UE_CHECK:-}" ] || [[ ",$UE_CHECK," == *",$1,"* ]] ||
+	   [[ $1 == deb-* && ",$UE_CHECK," == *",deb,"* ]]; }
 
 # "path:line" of every line our patches add, numbered as in the assembled
 # file: the diff of pristine and build/linux of each file they change (a
@@ -609,6 +619,179 @@ lockdown_step()
 	unlock
 }
 
+# ---------------------------------------------------------------------------
+# deb-VERSION: the series on each of Debian's linux-source-6.1 versions
+# ---------------------------------------------------------------------------
+# At least these, and every other version apt knows ("apt-cache madison
+# linux-source-6.1"; newer ones appear after "apt-get update")
+DEB_MIN_VERSIONS="6.1.170-3 6.1.176-1 6.1.187-1 6.1.190-1 6.1.192-2"
+deb_versions()
+{
+	{ printf '%s\n' $DEB_MIN_VERSIONS; debian_versions; } | sort -u | sort -V
+}
+
+# deb_expect TREE AM: AM (the git am checkout) holds exactly TREE plus the
+# series: the overlay, the old user_events files gone, and the patches of
+# the commits AM has applied to TREE's files with patch(1); every other
+# file as in TREE.  Independent of series.sh: it compares the files.
+deb_expect()
+{
+	local tree=$1 am=$2 exp=$C/deb-expect f p kind commit subj errs=0
+	local -A own=() kept=()
+	rm -rf "$exp" && mkdir -p "$exp"
+	# the commits the export kept, by subject
+	while IFS= read -r subj; do kept[$subj]=1; done < <(git -C "$am" log --format=%s \
+		"$(git -C "$am" rev-list --max-parents=0 HEAD)..HEAD")
+	# the overlay and the old files
+	while IFS= read -r f; do
+		[ -f "$UE_REPO/$f" ] || continue
+		mkdir -p "$exp/$(dirname "$f")" && cp "$UE_REPO/$f" "$exp/$f" && own[$f]=1
+	done < <(cd "$UE_REPO" && git ls-files -co --exclude-standard -- "${UE_OVERLAY_DIRS[@]}")
+	while IFS= read -r f; do
+		[ -n "${own[$f]:-}" ] || own[$f]=gone
+	done < <(cd "$tree" && find "${UE_OLD_DIRS[@]}" -type f 2>/dev/null)
+	# the patches, in table order, on the tree's files
+	while IFS=$'\t' read -r kind commit p _; do
+		[ "$kind" = patch ] || continue
+		[ -n "${kept[$(head -n1 "$UE_REPO/harness/series/$commit.txt")]:-}" ] || continue
+		while IFS= read -r f; do
+			if [ ! -e "$exp/$f" ]; then
+				mkdir -p "$exp/$(dirname "$f")" && cp "$tree/$f" "$exp/$f"
+			fi
+			own[$f]=1
+		done < <(patch_files "$UE_REPO/patches/$p")
+		patch -s -p1 -d "$exp" --forward --batch --reject-file=- -i "$UE_REPO/patches/$p" >/dev/null ||
+			{ echo "patches/$p does not apply to $tree"; return 1; }
+	done < <(series_rows)
+	for f in "${!own[@]}"; do
+		if [ "${own[$f]}" = gone ]; then
+			[ ! -e "$am/$f" ] || { echo "$f: still there"; errs=1; }
+		elif ! cmp -s "$exp/$f" "$am/$f"; then
+			echo "$f: not overlay + patches"; errs=1
+		fi
+	done
+	# every other file: as in the tree (a directory only one side has:
+	# each file in it)
+	while IFS= read -r f; do
+		[ -n "${own[$f]:-}" ] || { echo "$f: differs from the tree, and the series does not own it"; errs=1; }
+	done < <(diff -rq --no-dereference -x .git "$tree" "$am" 2>&1 |
+		sed -n -e "s|^Files $tree/\(.*\) and $am/.* differ\$|\1|p" \
+		       -e "s|^Only in $tree/\{0,1\}\([^:]*\): \(.*\)|\1/\2|p" \
+		       -e "s|^Only in $am/\{0,1\}\([^:]*\): \(.*\)|\1/\2|p" | sed 's|^/||' |
+		while IFS= read -r f; do
+			if [ -d "$am/$f" ] && [ ! -L "$am/$f" ]; then
+				(cd "$am" && find "$f" ! -type d)
+			elif [ -d "$tree/$f" ] && [ ! -L "$tree/$f" ]; then
+				(cd "$tree" && find "$f" ! -type d)
+			else
+				printf '%s\n' "$f"
+			fi
+		done)
+	rm -rf "$exp"
+	return $errs
+}
+
+# deb_objects AM: the objects of the series' C files (ours, and the kernel
+# C files the patches change) that their directory's Makefile builds (the
+# KUnit file is included by trace_events_user.c)
+deb_objects()
+{
+	local f o
+	{
+		(cd "$UE_REPO" && git ls-files -co --exclude-standard -- 'kernel/*.c')
+		sed -n 's|^+++ b/\([^[:space:]]*\.c\)\([[:space:]].*\)\{0,1\}$|\1|p' "$UE_REPO"/patches/*.patch
+	} | grep -v '^tools/' | sort -u | while IFS= read -r f; do
+		o=${f##*/}
+		o=${o%.c}.o
+		grep -qsE "(^|[[:space:]=+])${o//./\\.}([[:space:]]|\$)" "$1/$(dirname "$f")/Makefile" &&
+			echo "${f%.c}.o"
+	done
+}
+
+debstep()
+{
+	local v=$1 name=deb-$1 start=$SECONDS tree am=$C/deb-am obj=$B/obj-check-deb-$1
+	local kc frag base objs=() o t t_export t_build moved fz line
+	local log=$C/$name.log
+	: > "$log"
+	if ! tree=$(debian_tree "$v" 2>>"$log"); then
+		result fail "$name" "($(tail -n1 "$log"), $((SECONDS - start)) s)"
+		return
+	fi
+	# 1. the export against this tree, and git am on a copy of it
+	if ! SERIES_OUT=$C/series-$name SERIES_AM=$am SERIES_CHECKPATCH=0 LINUX=$tree \
+	     "$UE_REPO/harness/series.sh" >>"$log" 2>&1; then
+		grep -E 'FAILED|ERROR|hunk' "$log" | head -10 | sed 's/^/[check] /' >&2
+		result fail "$name" "(export or git am failed, $((SECONDS - start)) s; ${log#"$UE_REPO"/})"
+		return
+	fi
+	t_export=$((SECONDS - start))
+	moved=$(grep -c . "$C/series-$name.offsets" 2>/dev/null) || true
+	fz=$(grep -c 'with fuzz' "$C/series-$name.offsets" 2>/dev/null) || true
+	# 2. the result is the tree + overlay + patches, nothing else
+	if ! deb_expect "$tree" "$am" > "$C/$name.expect" 2>&1; then
+		head -10 "$C/$name.expect" | sed 's/^/[check] /' >&2
+		result fail "$name" "(git am does not give overlay + patches on $v; ${C#"$UE_REPO"/}/$name.expect)"
+		return
+	fi
+	# 3. the series' objects, W=1, in the guest config with USER_EVENTS=y
+	kc=$C/kconfig-$name
+	mkdir -p "$kc" "$obj"
+	frag=$C/$name.fragment
+	printf '%s\n' "$BASE_FRAG" CONFIG_USER_EVENTS=y CONFIG_HIST_TRIGGERS=y > "$frag"
+	if ! { make -s -C "$am" O="$kc" tinyconfig &&
+	       "$am/scripts/kconfig/merge_config.sh" -m -O "$kc" "$kc/.config" \
+			"$UE_REPO/harness/configs/guest.config" \
+			"$am/tools/testing/selftests/user_events/config" "$frag" &&
+	       make -s -C "$am" O="$kc" olddefconfig; } >>"$log" 2>&1; then
+		result fail "$name" "(config failed; ${log#"$UE_REPO"/})"
+		return
+	fi
+	while IFS= read -r line; do
+		[[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)= ]] || continue
+		grep -qxF -- "$line" "$kc/.config" || {
+			result fail "$name" "(config: requested '$line', got '$(grep -E "^(# )?${BASH_REMATCH[1]}[= ]" "$kc/.config" || echo absent)')"
+			return
+		}
+	done < "$frag"
+	cmp -s "$kc/.config" "$obj/.config" || cp "$kc/.config" "$obj/.config"
+	mapfile -t objs < <(deb_objects "$am")
+	t=$SECONDS
+	if ! nice -n 19 make -C "$am" O="$obj" -j"$JOBS" CC="ccache gcc" W=1 "${objs[@]}" \
+	     >"$C/$name.build.log" 2>&1; then
+		grep -E 'error' -A3 "$C/$name.build.log" | head -20 | sed 's/^/[check] /' >&2
+		result fail "$name" "(W=1 build failed; ${C#"$UE_REPO"/}/$name.build.log)"
+		return
+	fi
+	t_build=$((SECONDS - t))
+	for o in "${objs[@]}"; do
+		[ -f "$obj/$o" ] || { result fail "$name" "($o was not built: the config lacks it)"; return; }
+	done
+	# a warning in our files or on a line the series adds fails the step
+	base=$(git -C "$am" rev-list --max-parents=0 HEAD)
+	git -C "$am" diff -U0 "$base" HEAD | awk '
+		/^\+\+\+ b\// { f = substr($0, 7); next }
+		/^@@ / { split($3, a, ","); n = substr(a[1], 2); next }
+		/^\+/ { print f ":" n; n++ }' > "$C/$name.added"
+	# (paths in the log: absolute, or relative to O=, "../check/deb-am/...")
+	awk -v ours="$OURS" -v o="$C/$name.ours" -v x="$C/$name.others" -v am="${am##*/}/" '
+		FNR == NR { added[$0] = 1; next }
+		/warning:/ {
+			line = $0
+			i = index($0, "/" am); if (i) line = substr($0, i + length(am) + 1)
+			sub(/^(\.\.\/|\.\/)+/, "", line); split(line, f, ":")
+			if (f[1] ~ "^(" ours ")$" || (f[1] ":" f[2]) in added) print line > o
+			else print line > x
+		}' "$C/$name.added" "$C/$name.build.log"
+	if [ -s "$C/$name.ours" ]; then
+		head -20 "$C/$name.ours" | sed 's/^/[check] /' >&2
+		result fail "$name" "(W=1: $(wc -l < "$C/$name.ours") warning(s) in the series' code; ${C#"$UE_REPO"/}/$name.ours)"
+		return
+	fi
+	result ok "$name" "export + git am ($t_export s; ${moved:-0} hunks moved, ${fz:-0} with fuzz), = overlay + patches, W=1 build of ${#objs[@]} objects, 0 warnings ($t_build s$(others "$name")), $((SECONDS - start)) s"
+}
+for v in $(deb_versions); do STEPS+=("deb-$v"); done
+
 start_all=$SECONDS
 lock
 "$UE_REPO/harness/deps.sh" check cross distro || exit 1
@@ -635,6 +818,7 @@ for s in "${STEPS[@]}"; do
 		fi
 		randstep "${s#rand-}"
 		;;
+	deb-*) debstep "${s#deb-}" ;;
 	*) archstep "$s" ;;
 	esac
 done

@@ -3,6 +3,9 @@
 # Install the Debian packages the harness needs; a quick no-op when all
 # of them are present.
 #
+#   deps.sh export           only what "make series LINUX=" (or
+#                            DEBIAN_VERSION=) needs to export: git, patch,
+#                            perl (checkpatch), python3, xz-utils
 #   deps.sh [docs] [bench] [series] [cross] [check] [distro]   the base set, plus
 #                            Sphinx for "make docs", gnuplot for "make bench",
 #                            ccache for the per-patch builds of "make series",
@@ -17,11 +20,15 @@ set -euo pipefail
 
 # gcc-12-multilib, not the gcc-multilib metapackage: that one conflicts
 # with every cross compiler (the "cross" group). bpftrace: deploy_test
-# attaches it to a user event, which must fail.
+# attaches it to a user event, which must fail. dwarves: pahole, which a
+# config with DEBUG_INFO_BTF (Debian's) needs to link
 PKGS=(qemu-system-x86 linux-source-6.1 build-essential flex bison bc
       libelf-dev libssl-dev cpio rsync linux-perf trace-cmd gcc-12-multilib
-      git patch xz-utils python3 ccache
-      bpftrace)
+      git patch xz-utils python3 ccache dwarves bpftrace)
+if [ "${1:-}" = export ]; then
+	PKGS=(git patch perl python3 xz-utils)
+	shift
+fi
 for extra in "$@"; do
 	case $extra in
 	docs) PKGS+=(python3-sphinx python3-sphinx-rtd-theme) ;;

@@ -11,6 +11,13 @@ SRC_TARBALL=${UE_SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 JOBS=${UE_JOBS:-$(nproc)}
 # The table of the series: which change goes into which commit, in order
 SERIES_TABLE=$UE_REPO/patches/series
+# The directories of the overlay (new or replaced files at their tree
+# paths), and the directories of the old 6.1 implementation that the
+# series replaces wholesale (every file of the tree there goes away)
+UE_OVERLAY_DIRS=(kernel include Documentation samples tools)
+UE_OLD_DIRS=(samples/user_events tools/testing/selftests/user_events)
+# Debian's linux-source-6.1 trees of DEBIAN_VERSION= and make check
+DEB_DIR=$B/debian
 
 # The compiler of every kernel build: gcc through ccache, with the cache
 # outside build/ so that "make distclean" keeps it.  UE_CCACHE=0: plain gcc.
@@ -150,4 +157,77 @@ kbuild_progress()
 	done
 	[ $every = 60 ] || [ $((SECONDS - start)) -lt 3 ] || printf '\r\033[K' >&2
 	echo "$n" > "$logf.count"
+}
+
+# series_author: "Name <email>", the author of the series, stored once in
+# harness/series/AUTHOR: the From: and the first Signed-off-by: of every
+# exported patch, whoever exports it
+series_author()
+{
+	local a
+	a=$(grep -v '^#' "$UE_REPO/harness/series/AUTHOR" 2>/dev/null | grep -m1 .) ||
+		die "no author in harness/series/AUTHOR (one line: Name <email>)"
+	[[ $a =~ ^[^\<\>]+\ \<[^\<\>\ ]+@[^\<\>\ ]+\>$ ]] ||
+		die "harness/series/AUTHOR: '$a' is not 'Name <email>'"
+	printf '%s\n' "$a"
+}
+
+# kernel_version TREE: "6.1.N" from TREE's top-level Makefile (N may be
+# empty), or nothing when TREE has none
+kernel_version()
+{
+	awk -F' *= *' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+		$1 == "SUBLEVEL" { s = $2 } /^NAME *=/ { exit }
+		END { if (v != "" && p != "") print v "." p (s != "" ? "." s : "") }' \
+		"$1/Makefile" 2>/dev/null || true
+}
+
+# debian_versions: the versions of linux-source-6.1 that apt knows, oldest
+# first
+debian_versions()
+{
+	# (with deb-src entries, madison lists the versions of the source
+	# package "linux" too: only the binary package counts)
+	apt-cache madison linux-source-6.1 2>/dev/null |
+		awk -F' *[|] *' '{ sub(/^ */, "", $1) } $1 == "linux-source-6.1" && $3 ~ / Packages$/ { print $2 }' |
+		sort -u | sort -V
+}
+
+# debian_tree VERSION: the path of Debian's linux-source-6.1 VERSION,
+# unpacked under build/debian/linux-VERSION (downloaded with "apt-get
+# download" and unpacked the first time, in a temporary directory moved
+# into place at the end).  Dies with one line when apt has no such version.
+debian_tree()
+{
+	local v=$1 d=$DEB_DIR/linux-$1 tmp known sandbox=()
+	[[ $v =~ ^6\.1\.[0-9]+-[0-9A-Za-z.+~]+$ ]] ||
+		die "DEBIAN_VERSION=$v: not a version of linux-source-6.1 (6.1.N-M, e.g. 6.1.176-1)"
+	if [ -f "$d/Makefile" ]; then
+		echo "$d"
+		return 0
+	fi
+	known=$(debian_versions | paste -sd ' ')
+	[[ " $known " == *" $v "* ]] ||
+		die "DEBIAN_VERSION=$v: apt has no linux-source-6.1 of that version (apt-cache madison lists: ${known:-none}; apt-get update for newer ones)"
+	mkdir -p "$DEB_DIR"
+	tmp=$(mktemp -d "$DEB_DIR/.fetch-$v.XXXXXX")
+	# apt's _apt user cannot write into a root-owned directory
+	[ "$(id -u)" != 0 ] || sandbox=(-o APT::Sandbox::User=root)
+	log "downloading linux-source-6.1 $v (apt-get download, ~140 MB) and unpacking it into ${d#"$UE_REPO"/}"
+	if ! (cd "$tmp" && apt-get download -q "${sandbox[@]}" "linux-source-6.1=$v" >"$tmp/apt.log" 2>&1); then
+		known=$(grep -m1 '^E:' "$tmp/apt.log" || tail -n1 "$tmp/apt.log")
+		rm -rf "$tmp"
+		die "DEBIAN_VERSION=$v: apt-get download failed: $known"
+	fi
+	mkdir "$tmp/x"
+	if ! dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.1_*.deb |
+	     tar -xO ./usr/src/linux-source-6.1.tar.xz | nice xz -dc -T0 | tar -x -C "$tmp/x" ||
+	   [ ! -f "$tmp/x/linux-source-6.1/Makefile" ]; then
+		rm -rf "$tmp"
+		die "DEBIAN_VERSION=$v: the package holds no usable /usr/src/linux-source-6.1.tar.xz"
+	fi
+	rm -rf "$d"
+	mv "$tmp/x/linux-source-6.1" "$d"
+	rm -rf "$tmp"
+	echo "$d"
 }

@@ -11,6 +11,34 @@
 #                          MAINTAINERS and checkpatch, no builds, as TAP
 #                          lines in FILE; the caller holds the build lock
 #                          and has assembled the tree
+#   LINUX=TREE series.sh   the series for another 6.1.y tree (a git work
+#                          tree: its tracked files; a plain source tree:
+#                          every file), "make series LINUX=TREE"
+#   DEBIAN_VERSION=6.1.N-M series.sh   the same for Debian's linux-source-6.1
+#                          of that version (apt-get download, unpacked
+#                          under build/debian/linux-6.1.N-M the first time)
+#
+# Against another tree, the diffs are made against that tree: the old
+# user_events files are replaced or deleted whatever their content there,
+# and the patches of patches/ are applied to its files with offsets and
+# fuzz, in the order of patches/series, and diffed again.  A hunk that
+# does not apply refuses the export, naming the file and the hunk.  A
+# commit with a harness/series/COMMIT.needs file is left out for a tree
+# where one of its conditions does not hold (the file says why).  The
+# export goes to a temporary directory, moved into place when git am on a
+# copy of the tree gives the expected files; no per-patch builds (make
+# check builds the series' files on each Debian version).  A LINUX= that
+# is not a 6.1 tree, a tree that already carries the series or an unknown
+# DEBIAN_VERSION= ends with one line and writes nothing.
+#
+# The author of every patch (From: and the first Signed-off-by:) is the
+# one of harness/series/AUTHOR, whoever exports; "git am -s" adds the
+# vendor's Signed-off-by after it.
+#
+#   SERIES_OUT=DIR       where the patches go (default build/series; the
+#                        checkpatch reports go to DIR-checkpatch)
+#   SERIES_AM=DIR        the git am checkout (default build/series-am)
+#   SERIES_CHECKPATCH=0  no checkpatch (make check's per-version exports)
 #
 # patches/series decides which file goes into which commit and the order
 # of the commits (see the comment at its top); the messages are
@@ -48,13 +76,49 @@ build_mode=${SERIES_BUILD:-1}
 [ -z "$tap" ] || build_mode=0
 
 msgs=$UE_REPO/harness/series
-out=$B/series
+out=$(realpath -m "${SERIES_OUT:-$B/series}")
+cpdir=$out-checkpatch
 G=$B/series.git
-am=$B/series-am
+am=$(realpath -m "${SERIES_AM:-$B/series-am}")
 bwt=$B/series-build
 obj=$B/obj-series
 kc=$B/kconfig-series
-sgit() { git --git-dir="$G" "$@"; }
+# no git call of the harness may leave a "git gc --auto" behind that
+# inherits the build lock (fd 9)
+sgit() { git -c gc.auto=0 -c maintenance.auto=false --git-dir="$G" "$@" 9>&-; }
+
+# ---------------------------------------------------------------------------
+# 0. Which tree: pristine 6.1 (the default), or LINUX= / DEBIAN_VERSION=
+# ---------------------------------------------------------------------------
+linux='' deb='' what=''
+if [ -z "$tap" ]; then
+	linux=${LINUX:-} deb=${DEBIAN_VERSION:-}
+fi
+[ -z "$linux" ] || [ -z "$deb" ] || die "give LINUX= or DEBIAN_VERSION=, not both"
+# (an export against another tree installs only what it needs)
+[ -z "$linux$deb" ] || "$UE_REPO/harness/deps.sh" export
+if [ -n "$deb" ]; then
+	linux=$(debian_tree "$deb") || exit 1
+fi
+if [ -n "$linux" ]; then
+	[ -d "$linux" ] || die "LINUX=$linux: no such directory"
+	linux=$(realpath "$linux")
+	kv=$(kernel_version "$linux")
+	[[ $kv == 6.1 || $kv == 6.1.* ]] && [ -f "$linux/kernel/trace/trace_events.c" ] ||
+		die "LINUX=$linux is not a Linux 6.1 source tree (its Makefile says ${kv:-no version})"
+	what="Linux $kv${deb:+ (Debian linux-source-6.1 $deb)}"
+	# a tree that carries the series (or another bit-enable user_events)
+	if grep -qs 'DIAG_IOCSUNREG' "$linux/include/uapi/linux/user_events.h"; then
+		die "LINUX=$linux already carries the series or another bit-enable user_events ABI (include/uapi/linux/user_events.h defines DIAG_IOCSUNREG)"
+	fi
+	for pf in "$UE_REPO"/patches/*.patch; do
+		if patch -s -p1 -R --dry-run --fuzz=0 -f -d "$linux" -i "$pf" >/dev/null 2>&1; then
+			die "LINUX=$linux already carries the series: patches/${pf##*/} is applied there"
+		fi
+	done
+	[ "${SERIES_BUILD:-0}" = 0 ] || log "LINUX=: no per-patch builds (make check builds the series' files on each Debian version)"
+	build_mode=0
+fi
 
 failed=0
 # result OK|FAIL TEXT [DETAIL...]: one check; a TAP line in --tap mode
@@ -79,17 +143,173 @@ result()
 #    get_maintainer, checkpatch
 # ---------------------------------------------------------------------------
 if [ -z "$tap" ]; then
-	"$UE_REPO/harness/deps.sh"
+	[ -n "$linux" ] || "$UE_REPO/harness/deps.sh"
 	locked_here=
 	[ -n "${UE_LOCKED:-}" ] || locked_here=1
 	lock_build
-	"$UE_REPO/harness/assemble.sh"
+	[ -n "$linux" ] || "$UE_REPO/harness/assemble.sh"
 	[ "$build_mode" = 0 ] || "$UE_REPO/harness/config.sh" release
+fi
+
+# SRC: the tree the series is made against; FIN: the files the series
+# gives it (the assembled tree, or a staging area for LINUX=); MAN: the
+# paths the series owns there; BASE: SRC as a commit of $G
+if [ -z "$linux" ]; then
+	SRC=$PRISTINE FIN=$TREE MAN=$B/linux.manifest BASE=refs/tags/base SREF=series
+	fuzz=(--fuzz=0) tmpd=
+else
+	SRC=$linux tmpd=$B/tmp/series-linux
+	FIN=$tmpd/stage MAN=$tmpd/manifest SREF=series-linux
+	key=$(printf '%s' "$linux" | sha1sum | cut -c1-12)
+	BASE=refs/linux/$key
+	fuzz=()
+	rm -rf "$tmpd" "$out.new"
+	mkdir -p "$tmpd"
 fi
 
 # The table: COMMIT -> final paths, partial paths
 rows=$(series_rows) || exit 1
-mapfile -t manifest < "$B/linux.manifest"
+
+# needs_commit COMMIT: whether the tree SRC needs COMMIT, by the conditions
+# of harness/series/COMMIT.needs ("has|lacks PATH ERE -- REASON" lines:
+# PATH of the tree matches, or does not match, the extended regex); prints
+# the reason of the first condition that does not hold
+needs_commit()
+{
+	local nf=$msgs/$1.needs kind path re why
+	[ -f "$nf" ] || return 0
+	while read -r kind path re why; do
+		[[ -n $kind && $kind != \#* ]] || continue
+		why=${why#-- }
+		case $kind in
+		has) grep -qsE -- "$re" "$SRC/$path" || { echo "$why"; return 1; } ;;
+		lacks) ! grep -qsE -- "$re" "$SRC/$path" || { echo "$why"; return 1; } ;;
+		*) die "harness/series/$1.needs: '$kind $path $re': expected has|lacks PATH ERE -- REASON" ;;
+		esac
+	done < "$nf"
+	return 0
+}
+
+# apply_patch DIR PATCH: patch -p1 in DIR (fuzz as for SRC); on failure
+# name each hunk that does not apply and return 1; offsets and fuzz are
+# noted in $notes
+apply_patch()
+{
+	local dir=$1 pf=$2 o
+	if o=$(patch -p1 -d "$dir" "${fuzz[@]}" --forward --no-backup-if-mismatch --batch \
+	       --reject-file=- -i "$pf" 2>&1); then
+		case $o in *fuzz*|*offset*)
+			printf '%s\n' "$o" | awk -v p="${pf##*/}" '
+				/^patching file / { f = $3 }
+				/succeeded at .*(fuzz|offset)/ { sub(/^Hunk /, ""); print "patches/" p ": " f " hunk " $0 }' \
+				>> "${notes:-/dev/null}" ;;
+		esac
+		return 0
+	fi
+	# (a hunk already in the tree: patch skips the file, say so)
+	printf '%s\n' "$o" | grep -v -e '^patching file' -e '^Hunk #[0-9]* FAILED' \
+		-e 'hunks\{0,1\} FAILED' -e '^Hunk #[0-9]* succeeded' | sed 's/^/[harness]   /' >&2
+	printf '%s\n' "$o" | awk '
+		/^(patching|checking) file / { f = $3 }
+		/^Hunk #[0-9]+ FAILED/ { n = substr($2, 2) + 0; print f "\t" n }' |
+	while IFS=$'\t' read -r f n; do
+		# the hunk's header and its first changed line
+		awk -v f="$f" -v n="$n" '
+			/^\+\+\+ / { p = $2; sub(/^b\//, "", p); in_f = (p == f); h = 0; next }
+			in_f && /^@@ / { h++; if (h == n) hdr = $0; next }
+			in_f && h == n && first == "" {
+				if (/^[-+]/) first = $0; else if (/^ ./) ctx = substr($0, 2) }
+			END {
+				gsub(/\t/, "        ", ctx)
+				sub(/^ +/, "", ctx)
+				printf "[harness]   %s: hunk #%d (%s) does not apply: it expects \"%s\" before its first change \"%s\"\n", f, n, hdr, ctx, first }' "$pf" >&2
+	done
+	return 1
+}
+
+needs_note='' notes=''
+if [ -n "$linux" ]; then
+	notes=$tmpd/notes
+	: > "$notes"
+	# A git work tree gives its tracked files, a plain tree every file
+	# (whatever its .gitignore says: Debian's ignores "/*")
+	gitwt=
+	if [ "$(git -C "$linux" rev-parse --show-toplevel 2>/dev/null)" = "$linux" ]; then
+		gitwt=1
+		git -C "$linux" ls-files -z > "$tmpd/tracked"
+		if [ ! -s "$tmpd/tracked" ]; then
+			rm -rf "$tmpd"
+			die "LINUX=$linux is a git work tree without tracked files: commit the tree first (Debian's tree ignores everything: git add -f .)"
+		fi
+		git -C "$linux" ls-files -- "${UE_OLD_DIRS[@]}" | sort > "$tmpd/deleted"
+	else
+		(cd "$linux" && find "${UE_OLD_DIRS[@]}" -type f 2>/dev/null || true) | sort > "$tmpd/deleted"
+	fi
+
+	# commits this tree does not need: out of the table
+	dropped=()
+	while IFS=$'\t' read -r _ commit _; do
+		[[ " ${dropped[*]} " != *" $commit "* ]] || continue
+		if ! why=$(needs_commit "$commit"); then
+			dropped+=("$commit")
+			needs_note+="- $(head -n1 "$msgs/$commit.txt"): $why"$'\n'
+			log "left out $commit: $why"
+		fi
+	done <<< "$rows"
+	for c in "${dropped[@]}"; do
+		! grep -q "^path"$'\t'"$c"$'\t' <<< "$rows" ||
+			die "harness/series/$c.needs: only a commit of patches (no overlay path) can be left out"
+		rows=$(grep -v "^[a-z]*"$'\t'"$c"$'\t' <<< "$rows")
+	done
+
+	# FIN: the overlay, the patches applied to SRC's files, the old files
+	# that go away; a hunk that does not apply stops here
+	(cd "$UE_REPO" && git ls-files -co --exclude-standard -- "${UE_OVERLAY_DIRS[@]}") |
+	while IFS= read -r f; do
+		[ -f "$UE_REPO/$f" ] || continue
+		mkdir -p "$FIN/$(dirname "$f")"
+		cp -p "$UE_REPO/$f" "$FIN/$f"
+	done
+	while IFS=$'\t' read -r kind commit p _; do
+		[ "$kind" = patch ] || continue
+		[ -f "$UE_REPO/patches/$p" ] || die "patches/$p listed in patches/series but missing"
+		while IFS= read -r f; do
+			if [ ! -e "$FIN/$f" ] && [ -f "$SRC/$f" ] && ! grep -qxF "$f" "$tmpd/deleted"; then
+				mkdir -p "$FIN/$(dirname "$f")"
+				cp -p "$SRC/$f" "$FIN/$f"
+			fi
+		done < <(patch_files "$UE_REPO/patches/$p")
+		if ! apply_patch "$FIN" "$UE_REPO/patches/$p"; then
+			[ ${#dropped[@]} = 0 ] || log "(left out for this tree: ${dropped[*]})"
+			rm -rf "$tmpd"
+			die "refused: patches/$p ($commit) conflicts with $linux (the hunks above); nothing written"
+		fi
+	done <<< "$rows"
+	(cd "$FIN" && find . -type f | sed 's|^\./||') | sort -u - "$tmpd/deleted" > "$MAN"
+
+	# SRC as a commit of $G; a plain tree keeps its index, so that only
+	# its changed files are hashed again
+	[ -e "$G/HEAD" ] || git init -q --bare "$G"
+	sgit config gc.auto 0
+	mkdir -p "$B/series-trees"
+	idx=$B/series-trees/$key.index
+	echo "$linux" > "$B/series-trees/$key.path"
+	if [ -n "$gitwt" ]; then
+		rm -f "$idx"
+		log "hashing the tracked files of $linux"
+		(cd "$linux" && xargs -0 -r sh -c 'for f; do if [ -f "$f" ]; then printf "%s\0" "$f"; fi; done' sh) \
+			< "$tmpd/tracked" |
+			(cd "$linux" && GIT_INDEX_FILE=$idx git -c gc.auto=0 --git-dir="$G" --work-tree=. \
+				update-index --add -z --stdin 9>&-)
+	else
+		[ -f "$idx" ] || log "hashing the files of $linux (once for this tree, ~1 min)"
+		(cd "$linux" && GIT_INDEX_FILE=$idx git -c gc.auto=0 --git-dir="$G" --work-tree=. \
+			add -A -f . 9>&-)
+	fi
+	btree=$(GIT_INDEX_FILE=$idx sgit write-tree)
+	sgit update-ref "$BASE" "$(sgit commit-tree -m "$what ($linux)" "$btree" </dev/null)"
+fi
+mapfile -t manifest < "$MAN"
 declare -A final=() nrows=()
 # steps: "FILE<TAB>COMMIT<TAB>PATCH" for a patch of FILE that a later
 # patch of it follows (FILE then changes in several commits)
@@ -146,28 +366,36 @@ if [ ${#errs[@]} -gt 0 ]; then
 fi
 result OK "patches/series places every file of the assembled tree once (${#commits[@]} commits)"
 
-ident=$(git -C "$UE_REPO" var GIT_AUTHOR_IDENT 2>/dev/null | sed 's/ [0-9]* [-+][0-9]*$//') ||
-	ident=$(git -C "$UE_REPO" log -1 --format='%an <%ae>')
+# The series' author, whoever exports (harness/series/AUTHOR)
+ident=$(series_author)
 export GIT_AUTHOR_NAME=${ident% <*} GIT_AUTHOR_EMAIL=${ident##*<}
 GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL%>}
 export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 
-if ! sgit rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
+if [ -z "$linux" ] && ! sgit rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	log "creating the pristine base repo build/series.git (once, ~1-2 min)"
-	rm -rf "$G"
-	git init -q --bare "$G"
-	(cd "$PRISTINE" && GIT_INDEX_FILE=$B/series.index git --git-dir="$G" --work-tree=. add -A -f .)
+	if [ -e "$G/HEAD" ]; then
+		# made by an export against another tree: keep its objects
+		rm -f "$B/series.index"
+	else
+		rm -rf "$G"
+		git init -q --bare "$G"
+	fi
+	(cd "$PRISTINE" && GIT_INDEX_FILE=$B/series.index git -c gc.auto=0 --git-dir="$G" \
+		--work-tree=. add -A -f . 9>&-)
 	tree=$(GIT_INDEX_FILE=$B/series.index sgit write-tree)
 	sgit tag base "$(sgit commit-tree -m "Linux 6.1 (Debian linux-source-6.1)" "$tree")"
 fi
+# git am in the checkout reads the repo's config: no "gc --auto" there
+[ "$(sgit config gc.auto)" = 0 ] || sgit config gc.auto 0
 
 # stage_file FILE [CONTENT-FILE]: put FILE (from the tree, or CONTENT-FILE)
 # into the index, or remove it when the tree has no such file
 stage_file()
 {
-	local f=$1 src=${2:-$TREE/$1} mode=100644 blob
-	if [ -f "$TREE/$f" ]; then
-		[ -x "$TREE/$f" ] && mode=100755
+	local f=$1 src=${2:-$FIN/$1} mode=100644 blob
+	if [ -f "$FIN/$f" ]; then
+		[ -x "$FIN/$f" ] && mode=100755
 		blob=$(sgit hash-object -w "$src")
 		sgit update-index --add --cacheinfo "$mode,$blob,$f"
 	else
@@ -191,8 +419,8 @@ sys.stdout.write(s)
 PY
 }
 
-# patched_upto FILE PATCH: FILE of pristine 6.1 with the patches of the
-# table applied in order up to PATCH, in $B/series.step/FILE
+# patched_upto FILE PATCH: FILE of SRC with the patches of the table
+# applied in order up to PATCH, in $B/series.step/FILE
 patched_upto()
 {
 	local f=$1 upto=$2 kind p g d=$B/series.step
@@ -201,18 +429,20 @@ patched_upto()
 		[ "$kind" = patch ] || continue
 		patch_files "$UE_REPO/patches/$p" | grep -qxF "$f" || continue
 		while IFS= read -r g; do
-			[ -e "$d/$g" ] || [ ! -f "$PRISTINE/$g" ] ||
-				{ mkdir -p "$d/$(dirname "$g")" && cp "$PRISTINE/$g" "$d/$g"; }
+			[ -e "$d/$g" ] || [ ! -f "$SRC/$g" ] ||
+				{ mkdir -p "$d/$(dirname "$g")" && cp "$SRC/$g" "$d/$g"; }
 		done < <(patch_files "$UE_REPO/patches/$p")
-		patch -s -p1 -d "$d" --fuzz=0 --batch -i "$UE_REPO/patches/$p" >/dev/null || return 1
+		patch -s -p1 -d "$d" "${fuzz[@]}" --forward --batch --reject-file=- \
+			-i "$UE_REPO/patches/$p" >/dev/null || return 1
 		[ "$p" != "$upto" ] || return 0
 	done <<< "$rows"
 	return 1
 }
 
 export GIT_INDEX_FILE=$B/series.index
-sgit read-tree base
-head=$(sgit rev-parse base)
+[ -z "$linux" ] || GIT_INDEX_FILE=$tmpd/index
+sgit read-tree "$BASE"
+head=$(sgit rev-parse "$BASE")
 errs=()
 for c in "${commits[@]}"; do
 	for f in "${manifest[@]}"; do
@@ -230,7 +460,7 @@ for c in "${commits[@]}"; do
 	while IFS=$'\t' read -r kind commit item filters; do
 		[ "$kind" = partial ] && [ "$commit" = "$c" ] || continue
 		read -r -a res <<< "$filters"
-		if partial "$TREE/$item" "${res[@]}" > "$B/series.partial"; then
+		if partial "$FIN/$item" "${res[@]}" > "$B/series.partial"; then
 			stage_file "$item" "$B/series.partial"
 		else
 			errs+=("$c $item: a filter removes nothing")
@@ -249,13 +479,13 @@ for c in "${commits[@]}"; do
 done
 rm -rf "$B/series.partial" "$B/series.step"
 unset GIT_INDEX_FILE
-sgit update-ref refs/heads/series "$head"
+sgit update-ref "refs/heads/$SREF" "$head"
 
 # The last commit holds exactly the assembled files
 for f in "${manifest[@]}"; do
 	want=absent
-	[ -f "$TREE/$f" ] && want=$(sgit hash-object "$TREE/$f")
-	got=$(sgit rev-parse -q --verify "series:$f" 2>/dev/null || echo absent)
+	[ -f "$FIN/$f" ] && want=$(sgit hash-object "$FIN/$f")
+	got=$(sgit rev-parse -q --verify "$SREF:$f" 2>/dev/null || echo absent)
 	[ "$want" = "$got" ] || errs+=("$f: the last commit does not hold its assembled content")
 done
 if [ ${#errs[@]} -gt 0 ]; then
@@ -264,56 +494,57 @@ if [ ${#errs[@]} -gt 0 ]; then
 fi
 result OK "the commits of patches/series end with the assembled tree"
 
-rm -rf "$out"
-sgit format-patch -q --cover-letter --thread=shallow -o "$out" base..series
-cover=$(ls "$out"/0000-*.patch)
-mapfile -t patches < <(ls "$out"/*.patch | grep -v '/0000-')
-mapfile -t shas < <(sgit rev-list --reverse base..series)
-result OK "exported ${#patches[@]} patches and a cover letter to ${out#"$UE_REPO"/}"
+# Into $out.new, moved into place at the end
+rm -rf "$out.new"
+sgit format-patch -q --cover-letter --thread=shallow -o "$out.new" "$BASE..$SREF"
+cover=$(ls "$out.new"/0000-*.patch)
+mapfile -t patches < <(ls "$out.new"/*.patch | grep -v '/0000-')
+mapfile -t shas < <(sgit rev-list --reverse "$BASE..$SREF")
+result OK "exported ${#patches[@]} patches and a cover letter to ${out#"$UE_REPO"/}${linux:+ (against $what)}"
 
-# git am on a pristine checkout (kept under build/, reset each time)
+# git am on a checkout of the base (kept under build/, reset each time)
 if [ ! -e "$am/.git" ]; then
-	log "checking out pristine 6.1 in ${am#"$UE_REPO"/} for the git am check (once, ~30 s)"
+	log "checking out ${what:-pristine 6.1} in ${am#"$UE_REPO"/} for the git am check (once, ~30 s)"
 	rm -rf "$am"
 	sgit worktree prune
-	sgit worktree add -q --detach "$am" base
+	sgit worktree add -q --detach "$am" "$BASE"
 fi
+amlog=$B/series-am.log
+[ -z "$linux" ] || amlog=$out-am.log
+amwhat="git am applies the ${#patches[@]} patches to ${what:-pristine 6.1} and gives the assembled tree"
 amok=0
 if (
 	cd "$am"
 	git am --abort >/dev/null 2>&1 || true
-	git checkout -q -f --detach base
+	git checkout -q -f --detach "$BASE"
 	git clean -q -fdx
-	git am --whitespace=warn "${patches[@]}"
-) > "$B/series-am.log" 2>&1; then
-	if [ "$(git -C "$am" rev-parse "HEAD^{tree}")" = "$(sgit rev-parse "series^{tree}")" ]; then
+	git -c gc.auto=0 -c maintenance.auto=false am --whitespace=warn "${patches[@]}"
+) > "$amlog" 2>&1 9>&-; then
+	if [ "$(git -C "$am" rev-parse "HEAD^{tree}")" = "$(sgit rev-parse "$SREF^{tree}")" ]; then
 		amok=1
-		result OK "git am applies the ${#patches[@]} patches to pristine 6.1 and gives the assembled tree"
+		result OK "$amwhat"
 	else
-		result FAIL "git am applies the ${#patches[@]} patches to pristine 6.1 and gives the assembled tree" \
-			"the tree after git am differs (${am#"$UE_REPO"/})"
+		result FAIL "$amwhat" "the tree after git am differs (${am#"$UE_REPO"/})"
 	fi
 else
-	mapfile -t amlog < <(tail -n 15 "$B/series-am.log")
-	result FAIL "git am applies the ${#patches[@]} patches to pristine 6.1 and gives the assembled tree" "${amlog[@]}"
+	mapfile -t amtail < <(tail -n 15 "$amlog")
+	result FAIL "$amwhat" "${amtail[@]}"
 fi
 # what git am warns about, a maintainer sees too
 mapfile -t ws < <(awk '/^Applying: / { p = substr($0, 11) }
 	/: (space before tab in indent|trailing whitespace|new blank line at EOF|indent with spaces)\.$/ {
 		sub(/^.*rebase-apply\/patch:[0-9]+: /, ""); n[p ": " $0]++ }
-	END { for (k in n) print k " (" n[k] " lines)" }' "$B/series-am.log")
+	END { for (k in n) print k " (" n[k] " lines)" }' "$amlog")
 if [ ${#ws[@]} -eq 0 ]; then
 	result OK "git am reports no whitespace errors"
 else
-	result FAIL "git am reports no whitespace errors" "${ws[@]:0:10}" "full log: build/series-am.log"
+	result FAIL "git am reports no whitespace errors" "${ws[@]:0:10}" "full log: ${amlog#"$UE_REPO"/}"
 fi
 
-# MAINTAINERS: the lines the series adds name nobody but its author (the
-# repo's identity; in a clone with another git identity, an author of
-# the repo's commits)
-names=$(sgit diff base series -- MAINTAINERS | sed -n 's/^+\([MR]\):[[:space:]]*//p' | sort -u)
-ours=$(printf '%s\n' "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"; git -C "$UE_REPO" log --format='%an <%ae>' | sort -u)
-others=$(grep -vxF -f <(printf '%s\n' "$ours") <<< "$names" || true)
+# MAINTAINERS: the lines the series adds name nobody but its author, the
+# identity of harness/series/AUTHOR (whoever exports)
+names=$(sgit diff "$BASE" "$SREF" -- MAINTAINERS | sed -n 's/^+\([MR]\):[[:space:]]*//p' | sort -u)
+others=$(grep -vxF -- "$ident" <<< "$names" || true)
 if [ -z "$names" ]; then
 	result FAIL "MAINTAINERS: the series adds an entry whose M: is its author" "no M: line added"
 elif [ -n "$others" ]; then
@@ -326,57 +557,96 @@ fi
 # get_maintainer.pl, git-free, on the series as applied: into the cover
 # letter (in the background, next to checkpatch)
 if [ $amok = 1 ]; then
-	(cd "$am" && ./scripts/get_maintainer.pl --nogit --nogit-fallback "${patches[@]}") \
-		> "$B/series-maintainers.txt" 2>&1 &
+	# (--nofixes: the commits of Fixes: tags are not in this history; its
+	# complaints must not end up in the cover letter)
+	(cd "$am" && ./scripts/get_maintainer.pl --nogit --nogit-fallback --nofixes "${patches[@]}") \
+		> "$B/series-maintainers.txt" 2> "$B/series-maintainers.err" &
 	gm_pid=$!
 fi
 
 # checkpatch --strict of every patch (the cover letter is no patch), $JOBS
 # at a time; one result each
-rm -rf "$B/series-checkpatch"
-mkdir -p "$B/series-checkpatch"
-# (--ignore UNKNOWN_COMMIT_ID: without the kernel's git history no commit
-# id of a Fixes: tag can be looked up here)
-printf '%s\0' "${patches[@]}" | (cd "$PRISTINE" && xargs -0 -P "$JOBS" -I{} sh -c \
-	'./scripts/checkpatch.pl --strict --no-color --ignore UNKNOWN_COMMIT_ID "$1" > "$2/$(basename "$1" .patch).txt" 2>&1' \
-	sh {} "$B/series-checkpatch") || true
 declare -A cpres=()
-for ((i = 0; i < ${#patches[@]}; i++)); do
-	p=${patches[i]}
-	name=$(basename "$p" .patch)
-	what="patch $((i + 1))/${#patches[@]} ($(head -n1 "$msgs/${commits[i]}.txt"))"
-	cplog=$B/series-checkpatch/$name.txt
-	read -r e w c <<< "$(sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p' "$cplog")"
-	cpres[$name]="${e:-?} err, ${w:-?} warn, ${c:-?} chk"
-	if [ "${e:-1}" = 0 ] && [ "${w:-1}" = 0 ]; then
-		result OK "checkpatch --strict $what: ${c} checks"
-	else
-		mapfile -t cpl < <(grep -E '^(ERROR|WARNING):' "$cplog" | head -20)
-		result FAIL "checkpatch --strict $what: ${e:-?} errors, ${w:-?} warnings, ${c:-?} checks" \
-			"${cpl[@]}" "full report: ${cplog#"$UE_REPO"/}"
-	fi
-done
+if [ "${SERIES_CHECKPATCH:-1}" = 0 ]; then
+	log "checkpatch skipped (SERIES_CHECKPATCH=0)"
+else
+	rm -rf "$cpdir"
+	mkdir -p "$cpdir"
+	# (--ignore UNKNOWN_COMMIT_ID: without the kernel's git history no commit
+	# id of a Fixes: tag can be looked up here)
+	cptree=$PRISTINE
+	[ -z "$linux" ] || cptree=$am
+	printf '%s\0' "${patches[@]}" | (cd "$cptree" && xargs -0 -P "$JOBS" -I{} sh -c \
+		'./scripts/checkpatch.pl --strict --no-color --ignore UNKNOWN_COMMIT_ID "$1" > "$2/$(basename "$1" .patch).txt" 2>&1' \
+		sh {} "$cpdir") || true
+	for ((i = 0; i < ${#patches[@]}; i++)); do
+		p=${patches[i]}
+		name=$(basename "$p" .patch)
+		pwhat="patch $((i + 1))/${#patches[@]} ($(head -n1 "$msgs/${commits[i]}.txt"))"
+		cplog=$cpdir/$name.txt
+		read -r e w c <<< "$(sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p' "$cplog")"
+		cpres[$name]="${e:-?} err, ${w:-?} warn, ${c:-?} chk"
+		if [ "${e:-1}" = 0 ] && [ "${w:-1}" = 0 ]; then
+			result OK "checkpatch --strict $pwhat: ${c} checks"
+		else
+			mapfile -t cpl < <(grep -E '^(ERROR|WARNING):' "$cplog" | head -20)
+			result FAIL "checkpatch --strict $pwhat: ${e:-?} errors, ${w:-?} warnings, ${c:-?} checks" \
+				"${cpl[@]}" "full report: ${cplog#"$UE_REPO"/}"
+		fi
+	done
+fi
 
 if [ $amok = 1 ]; then
-	wait $gm_pid || die "get_maintainer.pl failed: $(cat "$B/series-maintainers.txt")"
-	python3 - "$cover" "$msgs/00-cover.txt" "$B/series-maintainers.txt" <<'PY'
-import sys
+	wait $gm_pid || die "get_maintainer.pl failed: $(cat "$B/series-maintainers.err")"
+	# against another tree, the cover letter says which, and what it
+	# leaves out
+	note=
+	if [ -n "$linux" ]; then
+		how="LINUX=..."
+		[ -z "$deb" ] || how="DEBIAN_VERSION=$deb"
+		note="This copy of the series is exported against $what by \"make series $how\": its diffs are made against that tree."
+		[ -z "$needs_note" ] || note+=" It leaves out what that tree does not need:"$'\n\n'"$needs_note"
+	fi
+	python3 - "$cover" "$msgs/00-cover.txt" "$B/series-maintainers.txt" "$note" <<'PY'
+import sys, textwrap
 path, blurb = sys.argv[1], open(sys.argv[2]).read().split('\n', 1)
 roles = ''.join('  ' + l for l in open(sys.argv[3]))
-body = (blurb[1].strip() + '\n\nscripts/get_maintainer.pl --nogit --nogit-fallback '
-        'on the series:\n\n' + roles.rstrip())
+head, _, rest = sys.argv[4].strip().partition('\n\n')
+fill = lambda t, **kw: textwrap.fill(t, 72, break_on_hyphens=False, break_long_words=False, **kw)
+note = fill(head) + ('\n\n' + '\n'.join(
+    fill(l, subsequent_indent='  ') for l in rest.split('\n')) if rest else '')
+body = (blurb[1].strip() + '\n\n' + (note + '\n\n' if note else '') +
+        'scripts/get_maintainer.pl --nogit --nogit-fallback --nofixes on the series:\n\n' + roles.rstrip())
 s = open(path).read()
 s = s.replace('*** SUBJECT HERE ***', blurb[0]).replace('*** BLURB HERE ***', body)
 open(path, 'w').write(s)
 PY
 fi
 
+# Into place: always for pristine 6.1 (the checks above say what is
+# wrong), for another tree only when git am applies it there
+if [ -n "$linux" ] && [ $amok != 1 ]; then
+	rm -rf "$out.new" "$tmpd"
+	die "the export against $linux does not give the expected tree with git am (log: ${amlog#"$UE_REPO"/}); ${out#"$UE_REPO"/} left as it was"
+fi
+rm -rf "$out"
+mv "$out.new" "$out"
+if [ -n "$linux" ]; then
+	if [ -s "$notes" ]; then
+		log "hunks applied with offsets or fuzz to $linux (listed in ${out#"$UE_REPO"/}.offsets):"
+		sed 's/^/[harness]   /' "$notes" >&2
+	fi
+	cp "$notes" "$out.offsets"
+	rm -rf "$tmpd"
+fi
+
 # The patch list
-echo "Series in ${out#"$UE_REPO"/}: $(head -n1 "$msgs/00-cover.txt")"
-for ((i = 0; i < ${#commits[@]}; i++)); do
-	printf '  %04d %s\n' $((i + 1)) "$(head -n1 "$msgs/${commits[i]}.txt")"
+echo "Series in ${out#"$UE_REPO"/}${linux:+ for $what}: $(head -n1 "$msgs/00-cover.txt")"
+for ((i = 0; i < ${#shas[@]}; i++)); do
+	printf '  %04d %s\n' $((i + 1)) "$(sgit log -1 --format=%s "${shas[i]}")"
 done
 [ -n "$tap" ] && exit $failed
+[ -z "$linux" ] || exit $failed
 
 # ---------------------------------------------------------------------------
 # 2. Under the series lock only: the per-patch builds
@@ -403,7 +673,9 @@ build_config()
 {
 	local frag=$B/series-cfg/frag.config what=release+KUNIT
 	printf 'CONFIG_KUNIT=y\nCONFIG_USER_EVENTS_KUNIT_TEST=y\n' > "$frag"
-	if sgit show "$1:kernel/trace/Kconfig" | grep -q 'depends on BROKEN || COMPILE_TEST'; then
+	# (not "| grep -q": under pipefail, git's SIGPIPE when grep stops
+	# early would read as "no match")
+	if [[ $(sgit show "$1:kernel/trace/Kconfig") == *'depends on BROKEN || COMPILE_TEST'* ]]; then
 		echo 'CONFIG_COMPILE_TEST=y' >> "$frag"
 		what=release+KUNIT+COMPILE_TEST
 	fi
