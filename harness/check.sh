@@ -21,15 +21,15 @@
 #               forced); UE_CHECK_SEEDS="S1 S2 S3" (or "random"); replay one with
 #               make -C build/linux O=DIR KCONFIG_SEED=S \
 #                    KCONFIG_ALLCONFIG=build/check/rand.allconfig randconfig
-#   deb-VERSION one per Debian linux-source-6.1 version (at least
+#   ver-VERSION one per Debian linux-source-6.1 version (at least
 #               6.1.170-3 6.1.176-1 6.1.187-1 6.1.190-1 6.1.192-2, and every
 #               version apt-cache madison lists): make series
 #               DEBIAN_VERSION=VERSION, git am on a copy of that tree, the
 #               result is the tree + overlay + patches and nothing else, and
 #               the series' C files (ours, fork.c and the kernel/trace files
 #               the patches change) build with W=1 and no warning in our
-#               code, guest config + USER_EVENTS=y (UE_CHECK=deb-6.1.170-3;
-#               UE_CHECK=deb: all of them)
+#               code, guest config + USER_EVENTS=y (UE_CHECK=ver-6.1.170-3;
+#               UE_CHECK=versions: all of them)
 #   arm64-perf-n  PERF_EVENTS=n (x86 selects PERF_EVENTS, so arm64): build,
 #               boot, every C kselftest (harness/arch.sh)
 #   arm64-64k s390x i386   the architectures make test does not run by
@@ -107,7 +107,8 @@ result()	# result ok|fail|skip NAME TEXT
 lock() { unset UE_LOCKED; lock_build; }
 unlock() { exec 9>&-; unset UE_LOCKED; }
 wanted() { [ -z "${UE_CHECK:-}" ] || [[ ",$UE_CHECK," == *",$1,"* ]] ||
-	   [[ $1 == deb-* && ",$UE_CHECK," == *",deb,"* ]]; }
+	   [[ $1 == deb-* && ",$UE_CHECK," == *",deb,"* ]] ||
+	   [[ $1 == ver-* && ",$UE_CHECK," == *",versions,"* ]]; }
 
 # "path:line" of every line our patches add, numbered as in the assembled
 # file: the diff of pristine and build/linux of each file they change (a
@@ -620,7 +621,7 @@ lockdown_step()
 }
 
 # ---------------------------------------------------------------------------
-# deb-VERSION: the series on each of Debian's linux-source-6.1 versions
+# ver-VERSION: the series on each of Debian's linux-source-6.1 versions
 # ---------------------------------------------------------------------------
 # At least these, and every other version apt knows ("apt-cache madison
 # linux-source-6.1"; newer ones appear after "apt-get update")
@@ -790,7 +791,7 @@ debstep()
 	fi
 	result ok "$name" "export + git am ($t_export s; ${moved:-0} hunks moved, ${fz:-0} with fuzz), = overlay + patches, W=1 build of ${#objs[@]} objects, 0 warnings ($t_build s$(others "$name")), $((SECONDS - start)) s"
 }
-for v in $(deb_versions); do STEPS+=("deb-$v"); done
+for v in $(deb_versions); do STEPS+=("ver-$v"); done
 
 start_all=$SECONDS
 lock
@@ -818,7 +819,7 @@ for s in "${STEPS[@]}"; do
 		fi
 		randstep "${s#rand-}"
 		;;
-	deb-*) debstep "${s#deb-}" ;;
+	ver-*) debstep "${s#ver-}" ;;
 	*) archstep "$s" ;;
 	esac
 done
