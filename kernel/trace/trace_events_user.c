@@ -2887,6 +2887,7 @@ static void user_event_print_loc(struct trace_seq *s,
 		user_event_print_hex(s, rec + start, size);
 }
 
+/* A number of 1, 2, 4 or 8 bytes in the field's signedness */
 static void user_event_print_number(struct trace_seq *s,
 				    const struct user_field *f, void *pos)
 {
@@ -2895,35 +2896,23 @@ static void user_event_print_number(struct trace_seq *s,
 	switch (f->size) {
 	case 1:
 		val = *(u8 *)pos;
-		if (f->is_signed) {
-			trace_seq_printf(s, "%d", *(s8 *)pos);
-			return;
-		}
 		break;
 	case 2:
 		val = get_unaligned((u16 *)pos);
-		if (f->is_signed) {
-			trace_seq_printf(s, "%d", (s16)val);
-			return;
-		}
 		break;
 	case 4:
 		val = get_unaligned((u32 *)pos);
-		if (f->is_signed) {
-			trace_seq_printf(s, "%d", (s32)val);
-			return;
-		}
 		break;
 	default:
 		val = get_unaligned((u64 *)pos);
-		if (f->is_signed) {
-			trace_seq_printf(s, "%lld", (s64)val);
-			return;
-		}
 		break;
 	}
 
-	trace_seq_printf(s, "%llu", val);
+	if (f->is_signed)
+		trace_seq_printf(s, "%lld",
+				 sign_extend64(val, f->size * BITS_PER_BYTE - 1));
+	else
+		trace_seq_printf(s, "%llu", val);
 }
 
 static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
