@@ -266,8 +266,9 @@ struct user_event {
  * @mm: The process's mm, which owns the structure
  * @lock: Serialises changes of @enablers and every write of a bit of
  *	this process, so that the last write of a bit is the current state.
- *	Nobody holds it while a page of the process is faulted in.
+ *	Nobody holds it while waiting for a fault of the process.
  * @write_work: Writes the bits marked dirty, faulting their pages in
+ * @attempts: Runs of @write_work in a row that left bits dirty
  * @count: Number of @enablers
  * @dead: No task uses @mm any more and the enablers are gone (@lock)
  */
@@ -275,7 +276,8 @@ struct user_event_mm {
 	struct list_head		enablers;
 	struct mm_struct		*mm;
 	struct mutex			lock;	/* see @lock above */
-	struct work_struct		write_work;
+	struct delayed_work		write_work;
+	unsigned int			attempts;
 	unsigned int			count;
 	bool				dead;
 };
@@ -302,8 +304,6 @@ struct user_event_mm {
  * @event: Event whose state the bit reflects (holds a reference)
  * @addr: User address given at registration
  * @values: Bit number and ENABLE_VAL_* flags
- * @faults: Times the worker faulted the page in and still could not
- *	write the bit (@uem->lock)
  *
  * An enabler is reachable only through lists whose locks its removal
  * takes: it is freed at once.
@@ -316,7 +316,6 @@ struct user_event_enabler {
 	struct user_event		*event;
 	unsigned long			addr;
 	unsigned long			values;
-	unsigned int			faults;
 };
 
 /**
@@ -395,9 +394,6 @@ static DECLARE_DELAYED_WORK(user_event_reap_work, user_event_reap);
 #define USER_EVENT_ENABLER_HASH_BITS 12
 static DEFINE_HASHTABLE(user_event_enabler_table, USER_EVENT_ENABLER_HASH_BITS);
 static DEFINE_SPINLOCK(user_event_enabler_table_lock);
-
-/* The workers that fault pages of processes in, see user_event_mm_work() */
-static struct workqueue_struct *user_event_wq;
 
 static struct kmem_cache *user_event_enabler_cache;
 
@@ -1818,25 +1814,30 @@ static void user_event_bit_location(unsigned long *addr, int *bit,
 }
 
 /*
- * Sets or clears a bit of a process whose page is present and writable;
- * mmap_lock held. Nothing here faults: a fault may wait for whatever the
- * process maps there (a FUSE server, a userfaultfd).
+ * Sets or clears a bit of a process; mmap_lock held. @gup_flags is
+ * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (the
+ * page may be faulted in, as long as that waits for nothing: no I/O, no
+ * userfaultfd monitor, no FUSE server).
  *
- * Return: 0, or -EAGAIN when the page first needs a fault.
+ * Return: 0, -EAGAIN when the page needs a fault (that would wait), or
+ * -EFAULT when the address is not mapped writable (FOLL_NOWAIT only).
  */
 static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
-				   int bit, bool compat, bool set)
+				   int bit, bool compat, bool set,
+				   unsigned int gup_flags)
 {
 	unsigned long *ptr;
 	struct page *page;
 	void *kaddr;
+	long ret;
 
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
 
-	if (pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOFAULT,
-				  &page, NULL, NULL) != 1)
-		return -EAGAIN;
+	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags,
+				    &page, NULL, NULL);
+	if (ret <= 0)
+		return ret && !(gup_flags & FOLL_NOFAULT) ? -EFAULT : -EAGAIN;
 
 	kaddr = kmap_local_page(page);
 	ptr = kaddr + (addr & ~PAGE_MASK);
@@ -1858,128 +1859,107 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
  * is never an outdated state.
  */
 static int user_event_enabler_write(struct user_event_mm *uem,
-				    struct user_event_enabler *enabler)
+				    struct user_event_enabler *enabler,
+				    unsigned int gup_flags)
 {
 	lockdep_assert_held(&uem->lock);
 
 	return user_event_mm_write_bit(uem->mm, enabler->addr,
 				       user_event_enabler_bit(enabler),
 				       user_event_enabler_compat(enabler),
-				       READ_ONCE(enabler->event->status));
+				       READ_ONCE(enabler->event->status),
+				       gup_flags);
 }
-
-/* Leaves a bit to the process's worker, which faults its page in */
-static void user_event_enabler_mark(struct user_event_enabler *enabler)
-{
-	set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
-	queue_work(user_event_wq, &enabler->uem->write_work);
-}
-
-/* Pages the worker faults in between two passes over the dirty bits */
-#define USER_EVENT_FAULT_BATCH		8
 
 /*
- * Writes the bits marked dirty. Those whose page needs a fault stay
- * dirty, and the address of their page goes to @pages (at most
- * USER_EVENT_FAULT_BATCH pages a pass). A bit whose page was faulted in
- * MAX_FAULT_ATTEMPTS times without it becoming writable is given up,
- * until the next change of its event.
- *
- * Return: the number of pages to fault in.
+ * Leaves a bit to the process's worker. The caller makes sure that the
+ * structure lives meanwhile: __mmput() cancels the work before it frees it.
  */
-static int user_event_mm_write_dirty(struct user_event_mm *uem,
-				     unsigned long *pages)
+static void user_event_enabler_mark(struct user_event_enabler *enabler)
+{
+	struct user_event_mm *uem = enabler->uem;
+
+	set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
+	/* A change of the event: the dirty bits get their attempts anew */
+	WRITE_ONCE(uem->attempts, 0);
+	mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
+}
+
+/*
+ * Writes the bits marked dirty; the process's locks held. A bit whose
+ * page is on its way stays dirty, unless @give_up: then, like a bit whose
+ * address is not mapped writable, it is left as it is until the next
+ * change of its event. Return: whether bits are still dirty.
+ */
+static bool user_event_mm_write_dirty(struct user_event_mm *uem,
+				      bool give_up)
 {
 	struct user_event_enabler *enabler;
-	unsigned long page;
-	int i, n = 0;
+	bool dirty = false;
+	int ret;
 
-	mutex_lock(&uem->lock);
-	if (uem->dead)
-		goto unlock;
-
-	mmap_read_lock(uem->mm);
 	list_for_each_entry(enabler, &uem->enablers, mm_link) {
 		cond_resched();
 		if (!test_and_clear_bit(ENABLE_VAL_DIRTY_BIT,
 					ENABLE_BITOPS(enabler)))
 			continue;
 
-		if (!user_event_enabler_write(uem, enabler)) {
-			enabler->faults = 0;
+		ret = user_event_enabler_write(uem, enabler, FOLL_NOWAIT);
+		if (!ret)
+			continue;
+
+		if (ret == -EAGAIN && !give_up) {
+			set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
+			dirty = true;
 			continue;
 		}
 
 		/* Any process can cause this: no log flood */
-		if (enabler->faults++ == MAX_FAULT_ATTEMPTS) {
-			pr_warn_ratelimited("Fault for mm: 0x%p @ 0x%lx event: %s\n",
-					    uem->mm, enabler->addr,
-					    enabler->event->tp.name);
-			enabler->faults = 0;
-			continue;
-		}
-
-		set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
-		page = enabler->addr & PAGE_MASK;
-		for (i = 0; i < n && pages[i] != page; i++)
-			;
-		if (i == n) {
-			/* Not faulted in this pass: not an attempt */
-			if (n == USER_EVENT_FAULT_BATCH)
-				enabler->faults--;
-			else
-				pages[n++] = page;
-		}
+		pr_warn_ratelimited("Fault for mm: 0x%p @ 0x%lx event: %s\n",
+				    uem->mm, enabler->addr,
+				    enabler->event->tp.name);
 	}
-	mmap_read_unlock(uem->mm);
-unlock:
-	mutex_unlock(&uem->lock);
-	return n;
+
+	return dirty;
 }
 
-/*
- * Faults pages of a process in for writing, with none of our locks held:
- * the process decides how long that takes (a FUSE file, a userfaultfd
- * region). A failure shows in the next pass over the dirty bits.
- */
-static void user_event_mm_fault_in(struct mm_struct *mm,
-				   const unsigned long *pages, int n)
-{
-	bool unlocked;
-	int i;
-
-	mmap_read_lock(mm);
-	for (i = 0; i < n; i++) {
-		unlocked = false;
-		fixup_user_fault(mm, pages[i], FAULT_FLAG_WRITE |
-				 FAULT_FLAG_REMOTE, &unlocked);
-	}
-	mmap_read_unlock(mm);
-}
+static bool user_event_mm_trylock(struct user_event_mm *uem);
+static void user_event_mm_unlock(struct user_event_mm *uem);
 
 /*
  * The worker of a process: writes the bits that a status change or a
  * fork could not, because the process was busy or the page needed a
- * fault. It runs on a workqueue of its own: a fault that waits for a user
- * stalls only this process's bits, never a lock that others need.
+ * fault. It waits for nothing that a process controls, neither for its
+ * locks nor for a fault (a FUSE server, a userfaultfd monitor): it tries
+ * again later, with a growing delay, and after MAX_FAULT_ATTEMPTS runs in
+ * a row that left bits dirty it leaves them until the next change.
  */
 static void user_event_mm_work(struct work_struct *work)
 {
 	struct user_event_mm *uem =
-		container_of(work, struct user_event_mm, write_work);
-	unsigned long pages[USER_EVENT_FAULT_BATCH];
-	struct mm_struct *mm = uem->mm;
-	int n;
+		container_of(to_delayed_work(work), struct user_event_mm,
+			     write_work);
+	/* Only this work and a new change, which restarts the count, write it */
+	unsigned int attempts = READ_ONCE(uem->attempts) + 1;
+	bool give_up = attempts > MAX_FAULT_ATTEMPTS, dirty = true;
 
-	/* A process that is gone needs no bits */
-	if (!mmget_not_zero(mm))
+	if (user_event_mm_trylock(uem)) {
+		dirty = !uem->dead && user_event_mm_write_dirty(uem, give_up);
+		user_event_mm_unlock(uem);
+	} else if (!atomic_read(&uem->mm->mm_users)) {
+		/* A process that is gone needs no bits */
 		return;
+	}
 
-	while ((n = user_event_mm_write_dirty(uem, pages)))
-		user_event_mm_fault_in(mm, pages, n);
+	/* Unless a change restarted the count meanwhile */
+	if (!dirty || give_up) {
+		cmpxchg(&uem->attempts, attempts - 1, 0);
+		return;
+	}
 
-	/* The last put of @mm cancels this work: never from within it */
-	mmput_async(mm);
+	cmpxchg(&uem->attempts, attempts - 1, attempts);
+	queue_delayed_work(system_unbound_wq, &uem->write_work,
+			   min_t(unsigned long, 1UL << attempts, HZ));
 }
 
 /*
@@ -2034,7 +2014,8 @@ static void user_event_enabler_update(struct user_event *user)
 			locked = user_event_mm_trylock(uem);
 		}
 
-		if (!locked || user_event_enabler_write(uem, enabler))
+		if (!locked || user_event_enabler_write(uem, enabler,
+							  FOLL_NOFAULT))
 			user_event_enabler_mark(enabler);
 	}
 	if (locked)
@@ -2155,7 +2136,7 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 
 	INIT_LIST_HEAD(&uem->enablers);
 	mutex_init(&uem->lock);
-	INIT_WORK(&uem->write_work, user_event_mm_work);
+	INIT_DELAYED_WORK(&uem->write_work, user_event_mm_work);
 	uem->mm = mm;
 
 	return uem;
@@ -2288,11 +2269,11 @@ int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		if (!copy)
 			return -ENOMEM;
 
-		copy->faults = 0;
 		user_event_enabler_copy(uem, enabler, copy,
 					vma->vm_flags & VM_WIPEONFORK);
 		if (test_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(copy)))
-			queue_work(user_event_wq, &uem->write_work);
+			mod_delayed_work(system_unbound_wq, &uem->write_work,
+					 0);
 		cond_resched();
 	}
 
@@ -2339,7 +2320,7 @@ void user_events_mm_release(struct mm_struct *mm)
 	user_event_mm_drop(uem);
 
 	/* The worker takes a user of @mm: it is done, or it does nothing */
-	cancel_work_sync(&uem->write_work);
+	cancel_delayed_work_sync(&uem->write_work);
 	mutex_destroy(&uem->lock);
 	kfree(uem);
 }
@@ -2456,7 +2437,7 @@ static int user_event_enabler_create(struct user_reg *reg,
 	list_add_tail(&enabler->mm_link, &uem->enablers);
 	WRITE_ONCE(uem->count, uem->count + 1);
 
-	ret = user_event_enabler_write(uem, enabler);
+	ret = user_event_enabler_write(uem, enabler, FOLL_NOFAULT);
 	if (ret) {
 		user_event_enabler_unlink(enabler);
 		user_event_bit_location(&addr, &bit, compat);
@@ -2502,7 +2483,7 @@ static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
 
 	ret = user_event_mm_write_bit(uem->mm, addr, bit,
 				      user_event_enabler_compat(enabler),
-				      false);
+				      false, FOLL_NOFAULT);
 	if (!ret || force) {
 		user_event_enabler_unlink(enabler);
 		*out = enabler;
@@ -3673,16 +3654,6 @@ static int __init trace_events_user_init(void)
 
 	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT |
 					      SLAB_PANIC);
-
-	/*
-	 * Each work item faults pages of one process in, and may wait for
-	 * that process's FUSE server or userfaultfd: a queue of their own
-	 * keeps such waits from holding up the rest of the kernel.
-	 */
-	user_event_wq = alloc_workqueue("user_events", WQ_UNBOUND,
-					WQ_UNBOUND_MAX_ACTIVE);
-	if (!user_event_wq)
-		return -ENOMEM;
 
 	ret = tracing_init_dentry();
 	if (ret)
