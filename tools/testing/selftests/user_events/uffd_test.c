@@ -10,8 +10,10 @@
  * - the kernel's bit writer meets the fault: A's word is registered and
  *   present, then the page is zapped and registered with userfaultfd,
  *   and the event is enabled. The writer must not wait in the fault: no
- *   fault of it reaches A's userfaultfd, and once the page is present
- *   again (served for another reason) the bit is written.
+ *   fault of it reaches A's userfaultfd. It tries again for a bounded
+ *   time and then leaves the bit until the event changes again: once the
+ *   page is present (served for another reason), the next change writes
+ *   it.
  *
  * The fault is seen pending on the userfaultfd, then other processes
  * register, unregister and close their own events, register A's event,
@@ -887,8 +889,15 @@ static void uf_writer_waits(struct __test_metadata *_metadata,
 		uf_end_a(_metadata, self, true);
 	} else {
 		cs->released = ue_now_ms();
-		/* Present again: the writer's next try, bounded, sets it */
+		/*
+		 * Present again: the writer's retries may be over by now,
+		 * the next change of the event writes the bit
+		 */
 		ASSERT_EQ(0, uf_serve(self->uffd, addr));
+		ASSERT_EQ(0, ue_write_str(uf_enable_path(path, sizeof(path),
+							 EV_A), "0", 0));
+		ASSERT_EQ(0, ue_write_str(uf_enable_path(path, sizeof(path),
+							 EV_A), "1", 0));
 		ASSERT_EQ(1, uf_a_word(_metadata, self, 1)) {
 			TH_LOG("A's bit did not follow its enabled event");
 		}
