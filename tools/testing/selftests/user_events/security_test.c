@@ -536,15 +536,13 @@ TEST_F(sec, no_kernel_addresses_shown) {
 		char r_data[8];
 	} rec = {
 		.a = 42,
-		/* data_loc from the record start (8-byte header); rel_loc
-		 * from the end of its own loc word
-		 */
-		.s = DYN_LOC(8 + 12, 8),
+		/* rel_loc from the end of its own loc word */
 		.r = DYN_LOC(8, 8),
 		.s_data = "secure",
 		.r_data = "relloc",
 	};
 	int word = 0, mword = 0, fd, i, hits = 0, files = 0, size, len, before;
+	int hdr;
 	long t0;
 	long page = sysconf(_SC_PAGESIZE);
 	char *log, *gone;
@@ -552,6 +550,13 @@ TEST_F(sec, no_kernel_addresses_shown) {
 	fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, fd);
 	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_CMD, &word, 0, 4, 0, &rec.idx));
+	/*
+	 * data_loc from the record start: the common header (its size is
+	 * the kernel's), a, s and r, then s's data
+	 */
+	hdr = ue_payload_offset(EVENT);
+	ASSERT_LT(0, hdr);
+	rec.s = DYN_LOC(hdr + 12, 8);
 	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_NEW " u64 x", &mword, 0, 4,
 			       USER_EVENT_REG_MULTI_FORMAT, NULL));
 	ASSERT_EQ(0, ue_write_str(DYN_FILE, "u:" EVENT_P_CMD, O_APPEND));
