@@ -1186,19 +1186,18 @@ TEST_F(misc, args_mismatch_eaddrinuse) {
 }
 
 TEST_F(misc, unreg_without_registrations_enoent) {
-	int status;
 	pid_t pid;
 
 	/* A process that never registered anything. */
 	pid = fork();
 	ASSERT_NE(-1, pid);
-	if (pid == 0)
-		_exit(ue_unreg_fd(self->fd, &self->check, 0) == -1 &&
-		      errno == ENOENT ? 0 : 1);
+	if (pid == 0) {
+		UE_CHILD_EQ(-1, ue_unreg_fd(self->fd, &self->check, 0));
+		UE_CHILD_EQ(ENOENT, errno);
+		_exit(0);
+	}
 
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_CHILD_OK(pid);
 	close(self->fd);
 }
 

@@ -606,7 +606,6 @@ TEST_F(user, single_and_multi_format_side_by_side) {
 
 TEST_F(user, dyn_create_needs_privilege) {
 	int fd = open(DYN_FILE, O_WRONLY | O_APPEND);
-	int status;
 	pid_t pid;
 
 	ASSERT_NE(-1, fd);
@@ -617,17 +616,15 @@ TEST_F(user, dyn_create_needs_privilege) {
 		static const char cmd[] = "u:" EVENT " u32 a";
 
 		/* Leaving uid 0 drops every capability. */
-		if (setgid(65534) || setuid(65534))
-			_exit(2);
-		if (write(fd, cmd, strlen(cmd)) != -1)
-			_exit(3);
-		_exit(errno == EPERM ? 0 : 4);
+		UE_CHILD_EQ(0, setgid(65534));
+		UE_CHILD_EQ(0, setuid(65534));
+		UE_CHILD_EQ(-1, write(fd, cmd, strlen(cmd)));
+		UE_CHILD_EQ(EPERM, errno);
+		_exit(0);
 	}
 	close(fd);
 
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_CHILD_OK(pid);
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 
