@@ -161,12 +161,14 @@ TEST_F(user, bit_sizes_invalid) {
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		int ret = ue_reg(EVENT_CMD, word64(), 0, sizes[i], 0);
+		int err = errno;
 
-		if (ret != -1 || errno != EINVAL)
-			TH_LOG("enable_size %d: %d (%s)", sizes[i], ret,
-			       strerror(errno));
-		EXPECT_EQ(-1, ret);
-		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, ret) {
+			TH_LOG("enable_size %d: %d", sizes[i], ret);
+		}
+		EXPECT_EQ(EINVAL, err) {
+			TH_LOG("enable_size %d: %s", sizes[i], strerror(err));
+		}
 	}
 
 	/* Nothing was registered, so no event was created or kept. */
@@ -816,12 +818,14 @@ TEST_F(user, flag_invalid_rejected) {
 
 	for (i = 0; i < ARRAY_SIZE(flags); i++) {
 		int ret = ue_reg(EVENT_CMD, &self->check, 0, 4, flags[i]);
+		int err = errno;
 
-		if (ret != -1 || errno != EINVAL)
-			TH_LOG("flags 0x%x: %d (%s)", flags[i], ret,
-			       strerror(errno));
-		EXPECT_EQ(-1, ret);
-		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, ret) {
+			TH_LOG("flags 0x%x: %d", flags[i], ret);
+		}
+		EXPECT_EQ(EINVAL, err) {
+			TH_LOG("flags 0x%x: %s", flags[i], strerror(err));
+		}
 		/* Not even transiently created. */
 		EXPECT_FALSE(ue_exists(ENABLE_FILE));
 	}

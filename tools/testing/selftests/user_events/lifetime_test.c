@@ -233,7 +233,7 @@ static int perf_open(const char *name)
 
 TEST_F(life, auto_delete_bounded) {
 	char name[64], cmd[80], enable[256];
-	int how, fd, word, pfd, longest = 0;
+	int how, fd, word, pfd, err, longest = 0;
 	pid_t pid;
 	long t0;
 
@@ -275,10 +275,10 @@ TEST_F(life, auto_delete_bounded) {
 
 			/* The last one alone holds the event */
 			ASSERT_EQ(-1, ue_del(name));
-			if (errno != EBUSY)
-				TH_LOG("%s: %s", last_names[how],
-				       strerror(errno));
-			ASSERT_EQ(EBUSY, errno);
+			err = errno;
+			ASSERT_EQ(EBUSY, err) {
+				TH_LOG("%s: %s", last_names[how], strerror(err));
+			}
 			ASSERT_TRUE(ue_exists(enable));
 
 			t0 = ue_now_ms();
@@ -290,10 +290,9 @@ TEST_F(life, auto_delete_bounded) {
 				close(pfd);
 		}
 
-		if (!ue_wait_path(enable, false, AUTO_DELETE_MS)) {
+		ASSERT_TRUE(ue_wait_path(enable, false, AUTO_DELETE_MS)) {
 			TH_LOG("%s: still there %d ms after the last reference (%s)",
 			       name, AUTO_DELETE_MS, last_names[how]);
-			ASSERT_TRUE(false);
 		}
 		t0 = ue_now_ms() - t0;
 		TH_LOG("%s: gone %ld ms after the last reference", last_names[how],

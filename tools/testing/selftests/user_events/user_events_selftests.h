@@ -979,11 +979,12 @@ static inline long ue_trace_size(void)
 #define ASSERT_WRITE(expected, call) do {				\
 	ssize_t __want = (expected);					\
 	ssize_t __ret = (call);						\
+	int __err = errno;						\
 									\
-	if (__ret != __want)						\
+	ASSERT_EQ(__want, __ret) {					\
 		TH_LOG("%s: %zd, want %zd (%s)", #call, __ret, __want,	\
-		       strerror(errno));				\
-	ASSERT_EQ(__want, __ret);					\
+		       strerror(__err));				\
+	}								\
 } while (0)
 
 static inline int ue_clear_trace(void)
