@@ -92,6 +92,24 @@ have_event()
 	[ -d "$EVENT_DIR" ] && seen_event=1
 }
 
+# The offset of the first field after the common header in a format
+# file: where the payload starts (8 on most kernels, 12 on PREEMPT_RT)
+payload_offset()
+{
+	local line off
+	while IFS= read -r line; do
+		case $line in
+		*field:*common_*) ;;
+		*field:*offset:*)
+			off=${line#*offset:}
+			echo "${off%%;*}"
+			return 0
+			;;
+		esac
+	done < "$1"
+	return 1
+}
+
 have_tool()
 {
 	command -v "$1" >/dev/null 2>&1
@@ -147,7 +165,11 @@ grep '^u:' "$TRACEFS/dynamic_events" || notyet "no u: line in dynamic_events"
 step "It is an ordinary trace event with a format file"
 if have_event; then
 	run cat "$EVENT_DIR/format"
-	say "The payload the sample writes starts at offset 8, after the common header."
+	if off=$(payload_offset "$EVENT_DIR/format"); then
+		say "The payload the sample writes starts at offset $off, after the common header."
+	else
+		notyet "no field after the common header in the format file"
+	fi
 else
 	notyet "no $EVENT_DIR directory"
 fi

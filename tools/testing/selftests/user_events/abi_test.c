@@ -161,12 +161,14 @@ TEST_F(user, bit_sizes_invalid) {
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		int ret = ue_reg(EVENT_CMD, word64(), 0, sizes[i], 0);
+		int err = errno;
 
-		if (ret != -1 || errno != EINVAL)
-			TH_LOG("enable_size %d: %d (%s)", sizes[i], ret,
-			       strerror(errno));
-		EXPECT_EQ(-1, ret);
-		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, ret) {
+			TH_LOG("enable_size %d: %d", sizes[i], ret);
+		}
+		EXPECT_EQ(EINVAL, err) {
+			TH_LOG("enable_size %d: %s", sizes[i], strerror(err));
+		}
 	}
 
 	/* Nothing was registered, so no event was created or kept. */
@@ -222,16 +224,16 @@ TEST_F(user, fork_child_copy_updated) {
 	if (pid == 0) {
 		/* Make the page the child's own copy (COW break). */
 		self->check = 0;
-		if (write(ready[1], "r", 1) != 1)
-			_exit(2);
-		_exit(ue_wait_int(&self->check, 1, WAIT_MS) ? 0 : 1);
+		UE_CHILD_CHECK(write(ready[1], "r", 1) == 1);
+		UE_CHILD_CHECK(ue_wait_int(&self->check, 1, WAIT_MS));
+		_exit(0);
 	}
 
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	/* The parent's page may be write-protected by the fork. */
 	ASSERT_TRUE(ue_wait_int(&self->check, 1, WAIT_MS));
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, self->check);
@@ -251,11 +253,11 @@ TEST_F(user, fork_child_unregister_keeps_parent) {
 	ASSERT_NE(-1, pid);
 	if (pid == 0) {
 		/* The inherited registration is the child's own copy. */
-		if (ue_unreg(&self->check, 0) != 0)
-			_exit(1);
-		_exit(self->check == 0 ? 0 : 2);
+		UE_CHILD_EQ(0, ue_unreg(&self->check, 0));
+		UE_CHILD_EQ(0, self->check);
+		_exit(0);
 	}
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 
 	ASSERT_EQ(1, self->check);
 	/* The fork left the page write-protected: the fault worker writes */
@@ -278,7 +280,7 @@ TEST_F(user, fork_child_exit_keeps_parent) {
 	ASSERT_NE(-1, pid);
 	if (pid == 0)
 		_exit(0);
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 
 	/* The fork left the page write-protected: the fault worker writes */
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
@@ -323,11 +325,11 @@ TEST_F(user, fork_dontfork_word_not_copied) {
 	pid = fork();
 	ASSERT_NE(-1, pid);
 	if (pid == 0) {
-		if (ue_unreg(word, 0) != -1)
-			_exit(1);
-		_exit(errno == ENOENT ? 0 : 2);
+		UE_CHILD_EQ(-1, ue_unreg(word, 0));
+		UE_CHILD_EQ(ENOENT, errno);
+		_exit(0);
 	}
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, *word);
@@ -354,14 +356,13 @@ TEST_F(user, fork_wipeonfork_word_rewritten) {
 	pid = fork();
 	ASSERT_NE(-1, pid);
 	if (pid == 0) {
-		if (!ue_wait_int(word, 1 << 3, WAIT_MS))
-			_exit(1);
+		UE_CHILD_CHECK(ue_wait_int(word, 1 << 3, WAIT_MS));
 		/* The copy is the child's own: unregister clears its bit */
-		if (ue_unreg(word, 3) != 0)
-			_exit(2);
-		_exit(*word == 0 ? 0 : 3);
+		UE_CHILD_EQ(0, ue_unreg(word, 3));
+		UE_CHILD_EQ(0, *word);
+		_exit(0);
 	}
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 	ASSERT_EQ(1 << 3, *word);
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
@@ -372,12 +373,14 @@ TEST_F(user, fork_wipeonfork_word_rewritten) {
 
 static int clone_reg(void *arg)
 {
-	return ue_reg(EVENT_CMD, arg, 0, 4, 0) == 0 ? 0 : 1;
+	UE_CHILD_EQ(0, ue_reg(EVENT_CMD, arg, 0, 4, 0));
+	return 0;
 }
 
 static int clone_unreg(void *arg)
 {
-	return ue_unreg(arg, 0) == 0 ? 0 : 1;
+	UE_CHILD_EQ(0, ue_unreg(arg, 0));
+	return 0;
 }
 
 static pid_t clone_vm(int (*fn)(void *), void *arg, void **stack)
@@ -402,7 +405,7 @@ TEST_F(user, clone_vm_registration_outlives_child) {
 
 	pid = clone_vm(clone_reg, &self->check, &stack);
 	ASSERT_NE(-1, pid);
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 	ASSERT_EQ(0, self->check);
 
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
@@ -429,7 +432,7 @@ TEST_F(user, clone_vm_shares_registrations) {
 	/* Same mm: the child's unregister removes the parent's enabler. */
 	pid = clone_vm(clone_unreg, &self->check, &stack);
 	ASSERT_NE(-1, pid);
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 	ASSERT_EQ(0, self->check);
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
@@ -473,12 +476,11 @@ TEST_F(user, vfork_exec_keeps_parent_registrations) {
 	pid = vfork();
 	ASSERT_NE(-1, pid);
 	if (pid == 0) {
-		if (ioctl(fd, DIAG_IOCSREG, &reg))
-			_exit(1);
+		UE_CHILD_EQ(0, ioctl(fd, DIAG_IOCSREG, &reg));
 		execve("/proc/self/exe", argv, envp);
-		_exit(2);
+		UE_CHILD_FAIL("execve(/proc/self/exe)");
 	}
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 	close(fd);
 	ASSERT_EQ(0, self->check);
 
@@ -747,38 +749,41 @@ TEST_F(user, fault_bits_follow_as_threads_exit) {
  * A vfork child shares its parent's memory until its exec: the exec
  * takes one user away from the parent's memory, not the last.
  */
-static int vfork_exec(void)
+static pid_t vfork_exec(void)
 {
 	char *const argv[] = { "abi_test", "--exit", NULL };
 	char *const envp[] = { NULL };
 	pid_t pid;
 
 	pid = vfork();
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
 		execve("/proc/self/exe", argv, envp);
-		_exit(2);
+		UE_CHILD_FAIL("execve(/proc/self/exe)");
 	}
 
-	return ue_wait_child(pid);
+	return pid;
 }
 
 TEST_F(user, fault_bits_follow_after_vfork_child_execs) {
 	struct fault_pages f;
 	struct worker w;
+	pid_t pid;
 
 	ASSERT_EQ(0, fault_pages_map(&f));
 	ASSERT_EQ(0, ue_reg(EVENT_CMD, f.dropped, DROPPED_BIT, 4, 0));
 	ASSERT_EQ(0, ue_reg(EVENT_CMD, f.cow, COW_BIT, 4, 0));
 
-	ASSERT_EQ(0, vfork_exec());
+	pid = vfork_exec();
+	ASSERT_LT(0, pid);
+	ASSERT_CHILD_OK(pid);
 	fault_bits_follow(_metadata, &f, "one task, its vfork child exec'd");
 
 	/* The same with a second thread in the parent */
 	ASSERT_EQ(0, worker_start(&w, NULL));
 	ASSERT_EQ(0, worker_run(&w, step_nothing));
-	ASSERT_EQ(0, vfork_exec());
+	pid = vfork_exec();
+	ASSERT_LT(0, pid);
+	ASSERT_CHILD_OK(pid);
 	fault_bits_follow(_metadata, &f, "two tasks, a vfork child exec'd");
 	worker_stop(&w);
 
@@ -813,12 +818,14 @@ TEST_F(user, flag_invalid_rejected) {
 
 	for (i = 0; i < ARRAY_SIZE(flags); i++) {
 		int ret = ue_reg(EVENT_CMD, &self->check, 0, 4, flags[i]);
+		int err = errno;
 
-		if (ret != -1 || errno != EINVAL)
-			TH_LOG("flags 0x%x: %d (%s)", flags[i], ret,
-			       strerror(errno));
-		EXPECT_EQ(-1, ret);
-		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, ret) {
+			TH_LOG("flags 0x%x: %d", flags[i], ret);
+		}
+		EXPECT_EQ(EINVAL, err) {
+			TH_LOG("flags 0x%x: %s", flags[i], strerror(err));
+		}
 		/* Not even transiently created. */
 		EXPECT_FALSE(ue_exists(ENABLE_FILE));
 	}

@@ -103,11 +103,14 @@ static void check_parse(struct __test_metadata *_metadata, int *check,
 		int abi = parse_abi(cases[i].fields, check);
 		int dyn = parse_dyn(cases[i].fields);
 
-		if (abi != cases[i].err || dyn != cases[i].err)
-			TH_LOG("\"%s\": ioctl %d, dynamic_events %d, want %d",
-			       cases[i].fields, abi, dyn, cases[i].err);
-		EXPECT_EQ(cases[i].err, abi);
-		EXPECT_EQ(cases[i].err, dyn);
+		EXPECT_EQ(cases[i].err, abi) {
+			TH_LOG("\"%s\": ioctl %d, want %d", cases[i].fields,
+			       abi, cases[i].err);
+		}
+		EXPECT_EQ(cases[i].err, dyn) {
+			TH_LOG("\"%s\": dynamic_events %d, want %d",
+			       cases[i].fields, dyn, cases[i].err);
+		}
 	}
 }
 
@@ -264,10 +267,10 @@ TEST_F(user, matching) {
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		int got = match(cases[i].a, cases[i].b, &self->check);
 
-		if (got != cases[i].match)
+		EXPECT_EQ(cases[i].match, got) {
 			TH_LOG("\"%s\" vs \"%s\": %d, want %d", cases[i].a,
 			       cases[i].b, got, cases[i].match);
-		EXPECT_EQ(cases[i].match, got);
+		}
 	}
 }
 
@@ -470,9 +473,9 @@ TEST_F(user, dyn_create_rejects_bad_names) {
 	for (i = 0; i < ARRAY_SIZE(lines); i++) {
 		int err = ue_dyn_write(lines[i]);
 
-		if (err != EINVAL)
+		EXPECT_EQ(EINVAL, err) {
 			TH_LOG("line %u: %s", i, strerror(err));
-		EXPECT_EQ(EINVAL, err);
+		}
 	}
 	ASSERT_FALSE(ue_exists(EVENTS_DIR "/enable/format"));
 	ASSERT_FALSE(ue_exists(EVENTS_DIR "/filter/format"));
@@ -606,7 +609,6 @@ TEST_F(user, single_and_multi_format_side_by_side) {
 
 TEST_F(user, dyn_create_needs_privilege) {
 	int fd = open(DYN_FILE, O_WRONLY | O_APPEND);
-	int status;
 	pid_t pid;
 
 	ASSERT_NE(-1, fd);
@@ -617,17 +619,15 @@ TEST_F(user, dyn_create_needs_privilege) {
 		static const char cmd[] = "u:" EVENT " u32 a";
 
 		/* Leaving uid 0 drops every capability. */
-		if (setgid(65534) || setuid(65534))
-			_exit(2);
-		if (write(fd, cmd, strlen(cmd)) != -1)
-			_exit(3);
-		_exit(errno == EPERM ? 0 : 4);
+		UE_CHILD_EQ(0, setgid(65534));
+		UE_CHILD_EQ(0, setuid(65534));
+		UE_CHILD_EQ(-1, write(fd, cmd, strlen(cmd)));
+		UE_CHILD_EQ(EPERM, errno);
+		_exit(0);
 	}
 	close(fd);
 
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_CHILD_OK(pid);
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
 }
 

@@ -251,17 +251,18 @@ TEST_F(limit, fork_child_inherits_up_to_the_limit) {
 		int *fresh = el_words(SMALL / 32);
 
 		/* At the limit with the inherited ones */
-		if (!ue_reg_fd(self->fd, EV_LIM_CMD, fresh, 0, 4, 0, NULL) ||
-		    errno != ENOSPC)
-			_exit(1);
-		if (el_unreg_range(self->fd, self->words, 0, SMALL) != SMALL)
-			_exit(2);
+		UE_CHILD_EQ(-1, ue_reg_fd(self->fd, EV_LIM_CMD, fresh, 0, 4, 0,
+					  NULL));
+		UE_CHILD_EQ(ENOSPC, errno);
+		UE_CHILD_EQ(SMALL, el_unreg_range(self->fd, self->words, 0,
+						  SMALL));
 		/* Its own count went down, not its parent's */
-		if (el_reg_range(self->fd, EV_LIM_CMD, fresh, 0, SMALL) != SMALL)
-			_exit(3);
-		_exit(el_unreg_range(self->fd, fresh, 0, SMALL) == SMALL ? 0 : 4);
+		UE_CHILD_EQ(SMALL, el_reg_range(self->fd, EV_LIM_CMD, fresh, 0,
+						SMALL));
+		UE_CHILD_EQ(SMALL, el_unreg_range(self->fd, fresh, 0, SMALL));
+		_exit(0);
 	}
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 	ASSERT_EQ(-1, ue_reg_fd(self->fd, EV_LIM_CMD, &self->words[SMALL / 32],
 				0, 4, 0, NULL));
 	ASSERT_EQ(ENOSPC, errno);
@@ -279,16 +280,16 @@ TEST_F(limit, other_process_has_its_own_count) {
 		int *mine = el_words(SMALL / 32);
 
 		/* Starts with none: the parent's below are not its */
-		if (el_reg_range(self->fd, EV_LIM_CMD, mine, 0, SMALL) != SMALL)
-			_exit(1);
-		if (!ue_reg_fd(self->fd, EV_LIM_CMD, self->words, 0, 4, 0, NULL) ||
-		    errno != ENOSPC)
-			_exit(2);
+		UE_CHILD_EQ(SMALL, el_reg_range(self->fd, EV_LIM_CMD, mine, 0,
+						SMALL));
+		UE_CHILD_EQ(-1, ue_reg_fd(self->fd, EV_LIM_CMD, self->words, 0,
+					  4, 0, NULL));
+		UE_CHILD_EQ(ENOSPC, errno);
 		_exit(0);
 	}
 	ASSERT_EQ(SMALL, el_reg_range(self->fd, EV_LIM_CMD, self->words, 0,
 				      SMALL));
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 	ASSERT_EQ(SMALL, el_unreg_range(self->fd, self->words, 0, SMALL));
 }
 

@@ -113,18 +113,14 @@ TEST_F(fault, cow_after_fork) {
 	ASSERT_NE(-1, pid);
 	if (pid == 0) {
 		/* Child: see the bit set, report, then see it cleared */
-		if (!ue_wait_int(word, 1 << 3, WAIT_MS))
-			_exit(1);
-		if (write(back[1], &c, 1) != 1)
-			_exit(2);
-		if (read(sync[0], &c, 1) != 1)
-			_exit(3);
+		UE_CHILD_CHECK(ue_wait_int(word, 1 << 3, WAIT_MS));
+		UE_CHILD_EQ(1, write(back[1], &c, 1));
+		UE_CHILD_EQ(1, read(sync[0], &c, 1));
 		/*
 		 * Another process's word is updated at once only when its
 		 * fault worker, which set this bit, has let go of its lock
 		 */
-		if (!ue_wait_int(word, 0, WAIT_MS))
-			_exit(4);
+		UE_CHILD_CHECK(ue_wait_int(word, 0, WAIT_MS));
 		_exit(0);
 	}
 
@@ -135,7 +131,7 @@ TEST_F(fault, cow_after_fork) {
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, *word);
 	ASSERT_EQ(1, write(sync[1], &c, 1));
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 	close(sync[0]);
 	close(sync[1]);
 	close(back[0]);
@@ -193,18 +189,14 @@ TEST_F(fault, cow_after_fork_data_word) {
 	pid = fork();
 	ASSERT_NE(-1, pid);
 	if (pid == 0) {
-		if (!ue_wait_int(word, 1 << 20 | 1 << 3, WAIT_MS))
-			_exit(1);
-		if (write(back[1], &c, 1) != 1)
-			_exit(2);
-		if (read(sync[0], &c, 1) != 1)
-			_exit(3);
+		UE_CHILD_CHECK(ue_wait_int(word, 1 << 20 | 1 << 3, WAIT_MS));
+		UE_CHILD_EQ(1, write(back[1], &c, 1));
+		UE_CHILD_EQ(1, read(sync[0], &c, 1));
 		/*
 		 * Another process's word is updated at once only when its
 		 * fault worker, which set this bit, has let go of its lock
 		 */
-		if (!ue_wait_int(word, 1 << 20, WAIT_MS))
-			_exit(4);
+		UE_CHILD_CHECK(ue_wait_int(word, 1 << 20, WAIT_MS));
 		_exit(0);
 	}
 
@@ -214,7 +206,7 @@ TEST_F(fault, cow_after_fork_data_word) {
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(1 << 20, *word);
 	ASSERT_EQ(1, write(sync[1], &c, 1));
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 3));
 	close(sync[0]);
 	close(sync[1]);
@@ -282,18 +274,14 @@ TEST_F(fault, munmap_while_registered) {
 	ASSERT_NE(-1, pid);
 	if (pid == 0) {
 		/* Child keeps its copy of the page the parent unmaps */
-		if (!ue_wait_int(gone, 1 << 1, WAIT_MS))
-			_exit(1);
-		if (write(back[1], &c, 1) != 1)
-			_exit(2);
-		if (read(sync[0], &c, 1) != 1)
-			_exit(3);
+		UE_CHILD_CHECK(ue_wait_int(gone, 1 << 1, WAIT_MS));
+		UE_CHILD_EQ(1, write(back[1], &c, 1));
+		UE_CHILD_EQ(1, read(sync[0], &c, 1));
 		/*
 		 * Another process's word is updated at once only when its
 		 * fault worker, which set this bit, has let go of its lock
 		 */
-		if (!ue_wait_int(gone, 0, WAIT_MS))
-			_exit(4);
+		UE_CHILD_CHECK(ue_wait_int(gone, 0, WAIT_MS));
 		_exit(0);
 	}
 
@@ -304,7 +292,7 @@ TEST_F(fault, munmap_while_registered) {
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, *other);
 	ASSERT_EQ(1, write(sync[1], &c, 1));
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 
 	ASSERT_EQ(-1, ue_unreg_fd(self->data_fd, (void *)gone, 1));
 	ASSERT_EQ(EFAULT, errno);
@@ -546,15 +534,12 @@ TEST_F(fault, write_index_across_pages_after_fork) {
 	ASSERT_NE(-1, pid);
 	if (pid == 0) {
 		fd = open(DATA_FILE, O_RDWR);
-		if (fd < 0)
-			_exit(1);
-		if (ioctl(fd, DIAG_IOCSREG, reg))
-			_exit(2);
-		_exit(stored_index(reg) == 0 ? 0 : 3);
+		UE_CHILD_CHECK(fd >= 0);
+		UE_CHILD_EQ(0, ioctl(fd, DIAG_IOCSREG, reg));
+		UE_CHILD_EQ(0, stored_index(reg));
+		_exit(0);
 	}
-	ASSERT_EQ(0, ue_wait_child(pid)) {
-		TH_LOG("child: 1 open, 2 DIAG_IOCSREG, 3 index not stored");
-	}
+	ASSERT_CHILD_OK(pid);
 	ASSERT_EQ(UE_INDEX_GARBAGE, stored_index(reg));
 
 	ASSERT_EQ(0, ioctl(self->data_fd, DIAG_IOCSREG, reg)) {

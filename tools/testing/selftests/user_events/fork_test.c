@@ -320,12 +320,10 @@ static int d13_child(int fd, int *words)
 	int slot;
 
 	for (slot = 0; slot < NR_SLOTS; slot++) {
-		if (ue_unreg_fd(fd, &words[slot], 0) == 0) {
-			if (ue_load(&words[slot]) & 1)
-				return 1;
-		} else if (errno != ENOENT) {
-			return 2;
-		}
+		if (ue_unreg_fd(fd, &words[slot], 0) == 0)
+			UE_CHILD_EQ(0, ue_load(&words[slot]) & 1);
+		else
+			UE_CHILD_EQ(ENOENT, errno);
 	}
 
 	return 0;
@@ -335,6 +333,7 @@ TEST_F_TIMEOUT(fork, fork_while_unregistering, 300) {
 	struct churner c = { .fd = self->data_fd, .words = self->words };
 	pthread_t thread;
 	int i, ret, failed = 0;
+	char why[512];
 	pid_t pid;
 
 	/* Persistent and traced: every registration writes its bit */
@@ -349,9 +348,9 @@ TEST_F_TIMEOUT(fork, fork_while_unregistering, 300) {
 		ASSERT_NE(-1, pid);
 		if (pid == 0)
 			_exit(d13_child(self->data_fd, self->words));
-		ret = ue_wait_child(pid);
+		ret = ue_child_result(pid, why, sizeof(why));
 		if (ret)
-			TH_LOG("fork %d: child exit %d", i, ret);
+			TH_LOG("fork %d: %s", i, why);
 		failed += ret != 0;
 	}
 	__atomic_store_n(&c.stop, true, __ATOMIC_RELEASE);
@@ -442,27 +441,25 @@ static int copies_grandchild(int fd, int *words)
 {
 	int i, ret;
 
-	if (copies_unshare(words) || copies_wrong(words, 1, false))
-		return 20;
+	UE_CHILD_EQ(0, copies_unshare(words));
+	UE_CHILD_EQ(0, copies_wrong(words, 1, false));
 	for (i = 0; i < NR_COPIED; i++) {
 		ret = ue_unreg_fd(fd, &words[i / 32], i % 32);
-		if (copy_dropped(i) ? ret != -1 || errno != ENOENT : ret)
-			return 21;
+		UE_CHILD_CHECK(copy_dropped(i) ? ret == -1 && errno == ENOENT :
+						 !ret);
 	}
+	UE_CHILD_EQ(0, copies_wrong(words, 0, true));
 
-	return copies_wrong(words, 0, true) ? 22 : 0;
+	return 0;
 }
 
 /* Copies of copies, before the child looked one up: they are found */
 static int copies_early_grandchild(int fd, int *words)
 {
-	if (copies_unshare(words))
-		return 30;
-	if (ue_reg_fd(fd, EVENT_CMD, &words[2], 3, 4, 0, NULL) != -1 ||
-	    errno != EADDRINUSE)
-		return 31;
-	if (ue_unreg_fd(fd, &words[4], 31))
-		return 32;
+	UE_CHILD_EQ(0, copies_unshare(words));
+	UE_CHILD_EQ(-1, ue_reg_fd(fd, EVENT_CMD, &words[2], 3, 4, 0, NULL));
+	UE_CHILD_EQ(EADDRINUSE, errno);
+	UE_CHILD_EQ(0, ue_unreg_fd(fd, &words[4], 31));
 
 	return 0;
 }
@@ -473,14 +470,16 @@ static int own_bit(int *words)
 	return ue_load(&words[COPIED_WORDS]) & 1;
 }
 
-/* Runs @fn in a child of its own: its exit status, or @err if no fork */
-static int copies_in_child(int (*fn)(int, int *), int fd, int *words,
-			   int err)
+/*
+ * Runs @fn in a child of its own: its exit status (a failed check of
+ * the grandchild is its own report), or -1 if it could not fork
+ */
+static int copies_in_child(int (*fn)(int, int *), int fd, int *words)
 {
 	pid_t pid = fork();
 
 	if (pid < 0)
-		return err;
+		return -1;
 	if (pid == 0)
 		_exit(fn(fd, words));
 
@@ -489,53 +488,47 @@ static int copies_in_child(int (*fn)(int, int *), int fd, int *words,
 
 static int copies_child(int fd, int *words)
 {
-	int i, ret;
+	int i;
 
 	/* A fork before the child looked anything up */
-	ret = copies_in_child(copies_early_grandchild, fd, words, 7);
-	if (ret)
-		return ret;
+	UE_CHILD_EQ(0, copies_in_child(copies_early_grandchild, fd, words));
 
-	if (copies_unshare(words))
-		return 8;
+	UE_CHILD_EQ(0, copies_unshare(words));
 
 	/*
 	 * Its first lookup: a copy holds the address and bit, which is
 	 * checked before the command (invalid here) is read
 	 */
-	if (ue_reg_fd(fd, EVENT ":x u32 a", &words[0], 1, 4, 0, NULL) != -1 ||
-	    errno != EADDRINUSE)
-		return 9;
+	UE_CHILD_EQ(-1, ue_reg_fd(fd, EVENT ":x u32 a", &words[0], 1, 4, 0,
+				  NULL));
+	UE_CHILD_EQ(EADDRINUSE, errno);
 
 	for (i = 0; i < NR_COPIED; i++) {
-		if (copy_dropped(i) && ue_unreg_fd(fd, &words[i / 32], i % 32))
-			return 10;
+		if (copy_dropped(i))
+			UE_CHILD_EQ(0, ue_unreg_fd(fd, &words[i / 32], i % 32));
 	}
-	if (ue_reg_fd(fd, EVENT_CMD, &words[COPIED_WORDS], 0, 4, 0, NULL))
-		return 15;
-	if (ue_enable(EVENT, 1) || copies_wrong(words, 1, false) ||
-	    !own_bit(words))
-		return 11;
+	UE_CHILD_EQ(0, ue_reg_fd(fd, EVENT_CMD, &words[COPIED_WORDS], 0, 4, 0,
+				 NULL));
+	UE_CHILD_EQ(0, ue_enable(EVENT, 1));
+	UE_CHILD_EQ(0, copies_wrong(words, 1, false));
+	UE_CHILD_CHECK(own_bit(words));
 
-	ret = copies_in_child(copies_grandchild, fd, words, 12);
-	if (ret)
-		return ret;
+	UE_CHILD_EQ(0, copies_in_child(copies_grandchild, fd, words));
 
 	/* The grandchild's unregisters took nothing of this process */
-	if (copies_unshare(words))
-		return 16;
-	if (ue_enable(EVENT, 0) || copies_wrong(words, 0, false) ||
-	    own_bit(words))
-		return 13;
-	if (ue_enable(EVENT, 1) || copies_wrong(words, 1, false) ||
-	    !own_bit(words))
-		return 14;
+	UE_CHILD_EQ(0, copies_unshare(words));
+	UE_CHILD_EQ(0, ue_enable(EVENT, 0));
+	UE_CHILD_EQ(0, copies_wrong(words, 0, false));
+	UE_CHILD_CHECK(!own_bit(words));
+	UE_CHILD_EQ(0, ue_enable(EVENT, 1));
+	UE_CHILD_EQ(0, copies_wrong(words, 1, false));
+	UE_CHILD_CHECK(own_bit(words));
 
 	return 0;
 }
 
 TEST_F(fork, copies_unregistered_out_of_order) {
-	int i, ret;
+	int i;
 	pid_t pid;
 
 	for (i = 0; i < NR_COPIED; i++)
@@ -547,11 +540,7 @@ TEST_F(fork, copies_unregistered_out_of_order) {
 	ASSERT_NE(-1, pid);
 	if (pid == 0)
 		_exit(copies_child(self->data_fd, self->words));
-	ret = ue_wait_child(pid);
-	ASSERT_EQ(0, ret) {
-		TH_LOG("child (1x) or grandchild (2x, 3x) failed at step %d%s", ret,
-		       ret == 128 ? " (killed)" : "");
-	}
+	ASSERT_CHILD_OK(pid);
 
 	/* The child left the event enabled; the parent kept all its bits */
 	ASSERT_EQ(0, copies_unshare(self->words));

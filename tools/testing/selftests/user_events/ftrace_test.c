@@ -187,12 +187,14 @@ TEST_F(user, register_different_args_eaddrinuse) {
 	for (i = 0; i < ARRAY_SIZE(others); i++) {
 		int ret = ue_reg_fd(self->data_fd, others[i], &self->check,
 				    30, 4, 0, NULL);
+		int err = errno;
 
-		if (ret != -1 || errno != EADDRINUSE)
-			TH_LOG("\"%s\": %d (%s)", others[i], ret,
-			       strerror(errno));
-		EXPECT_EQ(-1, ret);
-		EXPECT_EQ(EADDRINUSE, errno);
+		EXPECT_EQ(-1, ret) {
+			TH_LOG("\"%s\": %d", others[i], ret);
+		}
+		EXPECT_EQ(EADDRINUSE, err) {
+			TH_LOG("\"%s\": %s", others[i], strerror(err));
+		}
 	}
 
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->check, 31));
@@ -218,10 +220,11 @@ TEST_F(user, register_whitespace_spellings_match) {
 		int index = -1;
 		int ret = ue_reg_fd(self->data_fd, spellings[i], &self->check,
 				    30, 4, 0, &index);
+		int err = errno;
 
-		if (ret != 0)
-			TH_LOG("\"%s\": %s", spellings[i], strerror(errno));
-		EXPECT_EQ(0, ret);
+		EXPECT_EQ(0, ret) {
+			TH_LOG("\"%s\": %s", spellings[i], strerror(err));
+		}
 		EXPECT_EQ(0, index);
 		if (ret == 0)
 			EXPECT_EQ(0, ue_unreg_fd(self->data_fd, &self->check,
@@ -570,9 +573,9 @@ TEST_F(user, print_fmt) {
 		fmt = print_fmt(FORMAT_FILE);
 		EXPECT_NE(0, (uintptr_t)fmt);
 		if (fmt) {
-			if (strcmp(cases[i].fmt, fmt))
+			EXPECT_STREQ(cases[i].fmt, fmt) {
 				TH_LOG("%s", cmd);
-			EXPECT_STREQ(cases[i].fmt, fmt);
+			}
 		}
 		free(fmt);
 		ue_unreg_fd(fd, &self->check, 31);
@@ -650,9 +653,9 @@ TEST_F(user, format_fields) {
 			 fields[i].decl, hdr + fields[i].at, fields[i].size,
 			 fields[i].sign);
 		at = strstr(user, line);
-		if (!at)
+		EXPECT_NE(0, (uintptr_t)at) {
 			TH_LOG("missing %s in:\n%s", line, format);
-		EXPECT_NE(0, (uintptr_t)at);
+		}
 		if (at)
 			user = at;
 	}
@@ -690,13 +693,12 @@ TEST_F(user, trace_text_decoded) {
 	ASSERT_WRITE(4 + (int)sizeof(payload),
 		     write_event(self->data_fd, index, &payload,
 				 sizeof(payload)));
-	if (!trace_has(EVENT ": a=5 b=-3 s=hello c=4000000000")) {
+	ASSERT_TRUE(trace_has(EVENT ": a=5 b=-3 s=hello c=4000000000")) {
 		char *trace = ue_read_file(TRACE_FILE);
 
 		TH_LOG("trace:\n%s", trace);
 		free(trace);
 	}
-	ASSERT_TRUE(trace_has(EVENT ": a=5 b=-3 s=hello c=4000000000"));
 }
 
 TEST_F(user, trace_text_dynamic_strings) {
@@ -727,13 +729,12 @@ TEST_F(user, trace_text_dynamic_strings) {
 	ASSERT_WRITE(4 + (int)sizeof(payload),
 		     write_event(self->data_fd, index, &payload,
 				 sizeof(payload)));
-	if (!trace_has(EVENT ": msg=world rel=hi")) {
+	ASSERT_TRUE(trace_has(EVENT ": msg=world rel=hi")) {
 		char *trace = ue_read_file(TRACE_FILE);
 
 		TH_LOG("trace:\n%s", trace);
 		free(trace);
 	}
-	ASSERT_TRUE(trace_has(EVENT ": msg=world rel=hi"));
 }
 
 /*
@@ -799,10 +800,10 @@ TEST_F(user, write_largest_ftrace_record) {
 					       l.ftrace));
 	free(payload);
 	snprintf(line, sizeof(line), EVENT ": n=%ld tail=%s", l.ftrace, tail);
-	if (trace_count(line) != 1)
+	ASSERT_EQ(1, trace_count(line)) {
 		TH_LOG("no \"%s\" in the trace (page size %ld)", line,
 		       l.page);
-	ASSERT_EQ(1, trace_count(line));
+	}
 
 	/* One byte more cannot be recorded: an error, not a silent drop */
 	payload = big_payload(hdr, l.ftrace + 1, tail, sizeof(tail));
@@ -1019,9 +1020,9 @@ TEST_F(user, status_sorted_format) {
 		snprintf(name, sizeof(name), "%s", line);
 		if (strchr(name, ' '))
 			*strchr(name, ' ') = '\0';
-		if (strcmp(prev, name) >= 0)
+		EXPECT_LT(strcmp(prev, name), 0) {
 			TH_LOG("\"%s\" listed after \"%s\"", name, prev);
-		EXPECT_LT(strcmp(prev, name), 0);
+		}
 		snprintf(prev, sizeof(prev), "%s", name);
 		lines++;
 
@@ -1067,9 +1068,9 @@ TEST_F(user, status_multi_format_line) {
 	ASSERT_NE(0, (uintptr_t)text);
 
 	at = strstr(text, EVENT ".");
-	if (!at)
+	ASSERT_NE(0, (uintptr_t)at) {
 		TH_LOG("no " EVENT ".<id> line in:\n%s", text);
-	ASSERT_NE(0, (uintptr_t)at);
+	}
 	ASSERT_TRUE(at == text || at[-1] == '\n');
 	at += strlen(EVENT ".");
 	end = strchr(at, '\n');
@@ -1105,13 +1106,12 @@ TEST_F(user, trace_text_struct_hex) {
 	ASSERT_WRITE(4 + (int)sizeof(payload),
 		     write_event(self->data_fd, index, &payload,
 				 sizeof(payload)));
-	if (!trace_has(EVENT ": blob=012a00ff80 after=513")) {
+	ASSERT_TRUE(trace_has(EVENT ": blob=012a00ff80 after=513")) {
 		char *trace = ue_read_file(TRACE_FILE);
 
 		TH_LOG("trace:\n%s", trace);
 		free(trace);
 	}
-	ASSERT_TRUE(trace_has(EVENT ": blob=012a00ff80 after=513"));
 }
 
 TEST_HARNESS_MAIN

@@ -1543,13 +1543,12 @@ TEST_F_TIMEOUT(fuzz, generated_inputs, FUZZ_HANG_SECONDS)
 	self->wfd = -1;
 	fuzz_cleanup();
 	/* Everything registered here is gone again */
-	if (!ue_wait_active(self->start_active, UE_AUTO_DELETE_MS)) {
+	ASSERT_TRUE(ue_wait_active(self->start_active, UE_AUTO_DELETE_MS)) {
 		char *text = ue_read_file(STATUS_FILE);
 
 		TH_LOG("Active is not back to %d:\n%s", self->start_active,
 		       text ? text : "");
 		free(text);
-		ASSERT_TRUE(false);
 	}
 }
 

@@ -183,14 +183,14 @@ TEST_F_TIMEOUT(life, max_under_concurrent_creation, 120) {
 	/* Everything goes away with the creators */
 	atomic_store(&r->release, 1);
 	for (i = 0; i < NR_CREATORS; i++)
-		EXPECT_EQ(0, ue_wait_child(pids[i]));
+		EXPECT_CHILD_OK(pids[i]);
 	t0 = ue_now_ms();
 	EXPECT_TRUE(ue_wait_active(self->start_active, AUTO_DELETE_MS));
 	TH_LOG("Active back to %d in %ld ms", ue_active_count(),
 	       ue_now_ms() - t0);
 
 	atomic_store(&r->stop, 1);
-	EXPECT_EQ(0, ue_wait_child(pids[NR_CREATORS]));
+	EXPECT_CHILD_OK(pids[NR_CREATORS]);
 	TH_LOG("poller: %d reads of user_events_status, highest Active %d, limit %d",
 	       atomic_load(&r->polls), atomic_load(&r->max_seen), limit);
 	EXPECT_LT(0, atomic_load(&r->polls));
@@ -233,7 +233,7 @@ static int perf_open(const char *name)
 
 TEST_F(life, auto_delete_bounded) {
 	char name[64], cmd[80], enable[256];
-	int how, fd, word, pfd, longest = 0;
+	int how, fd, word, pfd, err, longest = 0;
 	pid_t pid;
 	long t0;
 
@@ -253,11 +253,14 @@ TEST_F(life, auto_delete_bounded) {
 		if (how == LAST_EXIT) {
 			pid = fork();
 			ASSERT_NE(-1, pid);
-			if (pid == 0)
-				_exit(ue_reg_fd(fd, cmd, &word, 0, 4, 0, NULL));
+			if (pid == 0) {
+				UE_CHILD_EQ(0, ue_reg_fd(fd, cmd, &word, 0, 4, 0,
+							 NULL));
+				_exit(0);
+			}
 			close(fd);
 			/* The child's exit drops its enabler and its fd */
-			ASSERT_EQ(0, ue_wait_child(pid));
+			ASSERT_CHILD_OK(pid);
 			t0 = ue_now_ms();
 		} else {
 			ASSERT_EQ(0, ue_reg_fd(fd, cmd, &word, 0, 4, 0, NULL));
@@ -272,10 +275,10 @@ TEST_F(life, auto_delete_bounded) {
 
 			/* The last one alone holds the event */
 			ASSERT_EQ(-1, ue_del(name));
-			if (errno != EBUSY)
-				TH_LOG("%s: %s", last_names[how],
-				       strerror(errno));
-			ASSERT_EQ(EBUSY, errno);
+			err = errno;
+			ASSERT_EQ(EBUSY, err) {
+				TH_LOG("%s: %s", last_names[how], strerror(err));
+			}
 			ASSERT_TRUE(ue_exists(enable));
 
 			t0 = ue_now_ms();
@@ -287,10 +290,9 @@ TEST_F(life, auto_delete_bounded) {
 				close(pfd);
 		}
 
-		if (!ue_wait_path(enable, false, AUTO_DELETE_MS)) {
+		ASSERT_TRUE(ue_wait_path(enable, false, AUTO_DELETE_MS)) {
 			TH_LOG("%s: still there %d ms after the last reference (%s)",
 			       name, AUTO_DELETE_MS, last_names[how]);
-			ASSERT_TRUE(false);
 		}
 		t0 = ue_now_ms() - t0;
 		TH_LOG("%s: gone %ld ms after the last reference", last_names[how],
@@ -304,7 +306,7 @@ TEST_F(life, auto_delete_bounded) {
 
 TEST_F(life, persistent_needs_delete) {
 	char enable_p[256], enable_d[256];
-	int word = 0, status;
+	int word = 0;
 	pid_t pid;
 
 	ue_event_file(enable_p, sizeof(enable_p), PREFIX "_p", "enable");
@@ -313,11 +315,12 @@ TEST_F(life, persistent_needs_delete) {
 	/* Made by a process that then exits, and through dynamic_events */
 	pid = fork();
 	ASSERT_NE(-1, pid);
-	if (pid == 0)
-		_exit(ue_reg(PREFIX "_p u32 v", &word, 0, 4,
-			     USER_EVENT_REG_PERSIST) ? 1 : 0);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	if (pid == 0) {
+		UE_CHILD_EQ(0, ue_reg(PREFIX "_p u32 v", &word, 0, 4,
+				      USER_EVENT_REG_PERSIST));
+		_exit(0);
+	}
+	ASSERT_CHILD_OK(pid);
 	ASSERT_EQ(0, ue_write_str(DYN_FILE, "u:" PREFIX "_dyn u32 v",
 				  O_APPEND));
 
@@ -426,10 +429,12 @@ TEST_F(life, exit_drops_references_at_once) {
 			int fd = open(DATA_FILE, O_RDWR);
 
 			/* Keep the fd and the enabler: exit drops both */
-			_exit(ue_reg_fd(fd, PREFIX "_now u32 v", &word, 0, 4,
-					USER_EVENT_REG_PERSIST, NULL) ? 1 : 0);
+			UE_CHILD_EQ(0, ue_reg_fd(fd, PREFIX "_now u32 v", &word,
+						 0, 4, USER_EVENT_REG_PERSIST,
+						 NULL));
+			_exit(0);
 		}
-		ASSERT_EQ(0, ue_wait_child(pid));
+		ASSERT_CHILD_OK(pid);
 		ASSERT_EQ(0, ue_del(PREFIX "_now")) {
 			TH_LOG("round %d: DIAG_IOCSDEL: %s", i, strerror(errno));
 		}
@@ -493,15 +498,16 @@ static void leave_with_mm_reader(struct __test_metadata *_metadata,
 
 			close(ready[0]);
 			close(go[1]);
-			if (ue_reg_fd(fd, PREFIX "_now u32 v", &word, 0, 4,
-				      USER_EVENT_REG_PERSIST, NULL))
-				_exit(1);
-			if (write(ready[1], "r", 1) != 1 ||
-			    read(go[0], &c, 1) != 1)
-				_exit(2);
-			if (exec)
+			UE_CHILD_EQ(0, ue_reg_fd(fd, PREFIX "_now u32 v", &word,
+						 0, 4, USER_EVENT_REG_PERSIST,
+						 NULL));
+			UE_CHILD_EQ(1, write(ready[1], "r", 1));
+			UE_CHILD_EQ(1, read(go[0], &c, 1));
+			if (exec) {
 				execl("/bin/true", "true", (char *)NULL);
-			_exit(exec ? 3 : 0);
+				UE_CHILD_FAIL("execl(/bin/true)");
+			}
+			_exit(0);
 		}
 		close(ready[1]);
 		close(go[0]);
@@ -525,7 +531,7 @@ static void leave_with_mm_reader(struct __test_metadata *_metadata,
 			/* End of file once the exec closed the write end */
 			ASSERT_EQ(0, read(ready[0], &c, 1));
 		} else {
-			ASSERT_EQ(0, ue_wait_child(pid));
+			ASSERT_CHILD_OK(pid);
 		}
 		EXPECT_EQ(0, ue_del(PREFIX "_now")) {
 			TH_LOG("round %d: DIAG_IOCSDEL: %s", round,
@@ -537,7 +543,7 @@ static void leave_with_mm_reader(struct __test_metadata *_metadata,
 			pthread_join(readers[i].thread, NULL);
 		}
 		if (exec)
-			ASSERT_EQ(0, ue_wait_child(pid));
+			ASSERT_CHILD_OK(pid);
 		close(ready[0]);
 		close(go[1]);
 		ASSERT_TRUE(ue_cleanup_event(PREFIX "_now"));
@@ -573,9 +579,8 @@ TEST_F(life, fork_child_outlives_parent) {
 		static int word;
 		int fd = open(DATA_FILE, O_RDWR);
 
-		if (ue_reg_fd(fd, PREFIX "_orphan u32 v", &word, 0, 4,
-			      USER_EVENT_REG_PERSIST, NULL))
-			_exit(1);
+		UE_CHILD_EQ(0, ue_reg_fd(fd, PREFIX "_orphan u32 v", &word, 0,
+					 4, USER_EVENT_REG_PERSIST, NULL));
 		child = fork();
 		if (child == 0) {
 			close(to_child[1]);
@@ -583,21 +588,21 @@ TEST_F(life, fork_child_outlives_parent) {
 			/* A private copy of the page, before anything is set */
 			__atomic_store_n(&word, 0, __ATOMIC_SEQ_CST);
 			child = getpid();
-			if (write(from_child[1], &child, sizeof(child)) !=
-			    sizeof(child))
-				_exit(2);
+			UE_CHILD_EQ(sizeof(child),
+				    write(from_child[1], &child, sizeof(child)));
 			while (read(to_child[0], &c, 1) == 1) {
 				v = ue_load(&word);
-				if (write(from_child[1], &v, sizeof(v)) != sizeof(v))
-					_exit(3);
+				UE_CHILD_EQ(sizeof(v),
+					    write(from_child[1], &v, sizeof(v)));
 			}
 			_exit(0);
 		}
-		_exit(child > 0 ? 0 : 4);
+		UE_CHILD_CHECK(child > 0);
+		_exit(0);
 	}
 	close(to_child[0]);
 	close(from_child[1]);
-	ASSERT_EQ(0, ue_wait_child(mid));
+	ASSERT_CHILD_OK(mid);
 	ASSERT_EQ(sizeof(child), read(from_child[0], &child, sizeof(child)));
 
 	/* The registering process is gone; its child holds the event */
@@ -615,7 +620,7 @@ TEST_F(life, fork_child_outlives_parent) {
 
 	/* Its exit (at the end of its input) drops the rest */
 	close(to_child[1]);
-	ASSERT_EQ(0, ue_wait_child(child));
+	ASSERT_CHILD_OK(child);
 	close(from_child[0]);
 	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 0));
 	ASSERT_EQ(0, ue_del(PREFIX "_orphan")) {
@@ -702,16 +707,16 @@ TEST_F(life, passed_fd_keeps_slots) {
 
 		close(sock[0]);
 		fd = open(DATA_FILE, O_RDWR);
-		if (ue_reg_fd(fd, PREFIX "_passed u32 v", &word, 0, 4,
-			      USER_EVENT_REG_PERSIST, &idx))
-			_exit(1);
-		_exit(send_fd(sock[1], fd, idx) ? 2 : 0);
+		UE_CHILD_EQ(0, ue_reg_fd(fd, PREFIX "_passed u32 v", &word, 0,
+					 4, USER_EVENT_REG_PERSIST, &idx));
+		UE_CHILD_EQ(0, send_fd(sock[1], fd, idx));
+		_exit(0);
 	}
 	close(sock[1]);
 	fd = recv_fd(sock[0], &idx);
 	close(sock[0]);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_wait_child(pid));
+	ASSERT_CHILD_OK(pid);
 
 	ASSERT_EQ(-1, ue_del(PREFIX "_passed"));
 	ASSERT_EQ(EBUSY, errno);

@@ -145,8 +145,9 @@ TEST_F(user, perf_write) {
 
 	id = event_id();
 	ASSERT_LT(0, id);
+	/* The payload follows the common header, whatever its size */
 	offset = field_offset("\tfield:u32 field1;");
-	ASSERT_EQ(8, offset);
+	ASSERT_EQ(ue_header_size(), offset);
 
 	ASSERT_EQ(0, perf_attach(&ctx, id));
 	/* Set synchronously by the attach. */
@@ -225,9 +226,10 @@ TEST_F(user, perf_status_used_by) {
 /*
  * A payload of @len bytes for EVENT " u32 n; __data_loc char[] tail" (n
  * = @len, "end<len>" at the very end of the record) after @index, in one
- * buffer for write().
+ * buffer for write(), for records with a @hdr-byte common header.
  */
-static char *big_write(int index, size_t len, char *tail, size_t tail_len)
+static char *big_write(int hdr, int index, size_t len, char *tail,
+		       size_t tail_len)
 {
 	char *buf = calloc(1, 4 + len);
 	__u32 n = len, loc;
@@ -237,7 +239,8 @@ static char *big_write(int index, size_t len, char *tail, size_t tail_len)
 		return NULL;
 	snprintf(tail, tail_len, "end%zu", len);
 	slen = strlen(tail) + 1;
-	loc = DYN_LOC(8 + len - slen, slen);
+	/* __data_loc: from the record start, the header included */
+	loc = DYN_LOC(hdr + len - slen, slen);
 	memcpy(buf, &index, 4);
 	memcpy(buf + 4, &n, 4);
 	memcpy(buf + 8, &loc, 4);
@@ -248,10 +251,12 @@ static char *big_write(int index, size_t len, char *tail, size_t tail_len)
 
 /*
  * The first sample of the ring holds the whole record of a @len byte
- * payload: raw size ALIGN(8 + len + 4, 8) - 4, n and the tail string.
+ * payload after a @common-byte common header: raw size ALIGN(common +
+ * len + 4, 8) - 4, n and the tail string.
  */
 static bool sample_holds(struct __test_metadata *_metadata,
-			 struct perf_ctx *ctx, size_t len, const char *tail)
+			 struct perf_ctx *ctx, int common, size_t len,
+			 const char *tail)
 {
 	struct perf_event_header *hdr = first_record(ctx);
 	__u32 raw_size, n;
@@ -263,12 +268,12 @@ static bool sample_holds(struct __test_metadata *_metadata,
 	}
 	memcpy(&raw_size, hdr + 1, 4);
 	raw = (char *)(hdr + 1) + sizeof(__u32);
-	if (raw_size != ((8 + len + 4 + 7) & ~7UL) - 4) {
+	if (raw_size != ((common + len + 4 + 7) & ~7UL) - 4) {
 		TH_LOG("raw size %u for a %zu byte payload", raw_size, len);
 		return false;
 	}
-	memcpy(&n, raw + 8, 4);
-	if (n != len || strcmp(raw + 8 + len - strlen(tail) - 1, tail)) {
+	memcpy(&n, raw + common, 4);
+	if (n != len || strcmp(raw + common + len - strlen(tail) - 1, tail)) {
 		TH_LOG("sample holds n=%u, not the %zu byte payload", n, len);
 		return false;
 	}
@@ -297,7 +302,7 @@ TEST_F(user, perf_write_largest_record) {
 	char tail[32];
 	char *buf;
 	int index = -1;
-	int id;
+	int id, hdr;
 
 	ue_get_limits(&l);
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd,
@@ -305,17 +310,21 @@ TEST_F(user, perf_write_largest_record) {
 			       &self->check, 31, 4, 0, &index));
 	id = ue_event_id(EVENT);
 	ASSERT_LT(0, id);
+	hdr = ue_payload_offset(EVENT);
+	ASSERT_LT(0, hdr);
+	/* The limits count the header the kernel's records have */
+	ASSERT_EQ(hdr, l.header);
 	ASSERT_EQ(0, perf_attach_size(&ctx, id, 4 * 8192));
 
 	/* The largest raw sample perf takes, recorded whole */
-	buf = big_write(index, l.perf, tail, sizeof(tail));
+	buf = big_write(hdr, index, l.perf, tail, sizeof(tail));
 	ASSERT_NE(0, (uintptr_t)buf);
 	ASSERT_WRITE(4 + l.perf, write(self->data_fd, buf, 4 + l.perf));
 	free(buf);
-	ASSERT_TRUE(sample_holds(_metadata, &ctx, l.perf, tail));
+	ASSERT_TRUE(sample_holds(_metadata, &ctx, hdr, l.perf, tail));
 
 	/* One byte more: reported, not dropped */
-	buf = big_write(index, l.perf + 1, tail, sizeof(tail));
+	buf = big_write(hdr, index, l.perf + 1, tail, sizeof(tail));
 	ASSERT_NE(0, (uintptr_t)buf);
 	ASSERT_EQ(-1, write(self->data_fd, buf, 4 + l.perf + 1));
 	ASSERT_EQ(E2BIG, errno);
@@ -331,7 +340,7 @@ TEST_F(user, ftrace_and_perf_largest_record) {
 	char tail[32], line[96];
 	char *buf;
 	int index = -1;
-	int id;
+	int id, hdr;
 
 	ue_get_limits(&l);
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd,
@@ -339,20 +348,23 @@ TEST_F(user, ftrace_and_perf_largest_record) {
 			       &self->check, 31, 4, 0, &index));
 	id = ue_event_id(EVENT);
 	ASSERT_LT(0, id);
+	hdr = ue_payload_offset(EVENT);
+	ASSERT_LT(0, hdr);
+	ASSERT_EQ(hdr, l.header);
 	ASSERT_EQ(0, perf_attach_size(&ctx, id, 4 * 8192));
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_EQ(0, ue_clear_trace());
 
-	buf = big_write(index, l.both, tail, sizeof(tail));
+	buf = big_write(hdr, index, l.both, tail, sizeof(tail));
 	ASSERT_NE(0, (uintptr_t)buf);
 	ASSERT_WRITE(4 + l.both, write(self->data_fd, buf, 4 + l.both));
 	free(buf);
-	ASSERT_TRUE(sample_holds(_metadata, &ctx, l.both, tail));
+	ASSERT_TRUE(sample_holds(_metadata, &ctx, hdr, l.both, tail));
 	snprintf(line, sizeof(line), EVENT ": n=%ld tail=%s", l.both, tail);
 	ASSERT_EQ(1, trace_lines_with(line));
 
 	/* Fits one of them only: neither records it */
-	buf = big_write(index, l.both + 1, tail, sizeof(tail));
+	buf = big_write(hdr, index, l.both + 1, tail, sizeof(tail));
 	ASSERT_NE(0, (uintptr_t)buf);
 	ASSERT_EQ(-1, write(self->data_fd, buf, 4 + l.both + 1));
 	ASSERT_EQ(E2BIG, errno);
@@ -408,26 +420,27 @@ static __u64 ring_head(struct perf_ctx *ctx)
 }
 
 /*
- * Write @len bytes of payload for a single field at record offset 8,
- * whose location (of a @rel_loc or data_loc kind) points at a 4-byte
- * string ending @past bytes after the payload. The payload holds all of
- * the string that fits, NUL last when it all does.
+ * Write @len bytes of payload for a single field, the first after the
+ * @hdr-byte common header, whose location (of a @rel_loc or data_loc
+ * kind) points at a 4-byte string ending @past bytes after the payload.
+ * The payload holds all of the string that fits, NUL last when it all
+ * does.
  */
-static ssize_t write_loc(int fd, int index, bool rel_loc, size_t len,
-			 size_t past)
+static ssize_t write_loc(int fd, int hdr, int index, bool rel_loc,
+			 size_t len, size_t past)
 {
 	char buf[4 + 64];
-	size_t end = 8 + len + past;	/* record offset of the string's end */
+	size_t end = hdr + len + past;	/* record offset of the string's end */
 	size_t start = end - LOC_STR_LEN;
 	__u32 loc;
 
 	memset(buf, 'x', sizeof(buf));
 	memcpy(buf, &index, 4);
 	/* data_loc counts from the record start, rel_loc after its word */
-	loc = DYN_LOC(rel_loc ? start - 12 : start, LOC_STR_LEN);
+	loc = DYN_LOC(rel_loc ? start - (hdr + 4) : start, LOC_STR_LEN);
 	memcpy(buf + 4, &loc, 4);
 	if (!past)
-		memcpy(buf + 4 + start - 8, "abc", LOC_STR_LEN);
+		memcpy(buf + 4 + start - hdr, "abc", LOC_STR_LEN);
 
 	return write(fd, buf, 4 + len);
 }
@@ -440,7 +453,7 @@ static void perf_only_loc_past_payload(struct __test_metadata *_metadata,
 	size_t len, past;
 	int index = -1;
 	ssize_t ret;
-	int id;
+	int id, hdr;
 
 	ASSERT_EQ(0, ue_reg_fd(fd, rel_loc ?
 			       EVENT " __rel_loc char[] s" :
@@ -448,6 +461,8 @@ static void perf_only_loc_past_payload(struct __test_metadata *_metadata,
 			       check, 31, 4, 0, &index));
 	id = ue_event_id(EVENT);
 	ASSERT_LT(0, id);
+	hdr = ue_payload_offset(EVENT);
+	ASSERT_LT(0, hdr);
 	ASSERT_EQ(0, perf_attach_size(&ctx, id, 16384));
 	/* perf alone: no ftrace probe that would check the record too */
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
@@ -458,12 +473,11 @@ static void perf_only_loc_past_payload(struct __test_metadata *_metadata,
 		for (past = 1; past <= 8; past++) {
 			before = ring_head(&ctx);
 			errno = 0;
-			ret = write_loc(fd, index, rel_loc, len,
-					past);
+			ret = write_loc(fd, hdr, index, rel_loc, len, past);
 			EXPECT_EQ(-1, ret) {
 				TH_LOG("payload %zu (perf pads %zu), string %zu past it: %zd",
-				       len, (size_t)(-(len + 12) & 7), past,
-				       ret);
+				       len, (size_t)(-(hdr + len + 4) & 7),
+				       past, ret);
 			}
 			EXPECT_EQ(EFAULT, errno);
 			EXPECT_EQ(before, ring_head(&ctx)) {
@@ -473,7 +487,7 @@ static void perf_only_loc_past_payload(struct __test_metadata *_metadata,
 		}
 
 		before = ring_head(&ctx);
-		ASSERT_WRITE(4 + len, write_loc(fd, index, rel_loc,
+		ASSERT_WRITE(4 + len, write_loc(fd, hdr, index, rel_loc,
 						len, 0));
 		EXPECT_LT(before, ring_head(&ctx)) {
 			TH_LOG("payload %zu ending at the payload's end: no sample",

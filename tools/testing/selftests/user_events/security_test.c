@@ -125,25 +125,19 @@ static bool drop_privileges(void)
 }
 
 /*
- * Run @fn in a child that dropped its privileges; @fn returns 0 or the
- * line of the check that failed, which the parent prints.
+ * Run @fn in a child that dropped its privileges: its pid, or -1. @fn
+ * checks with UE_CHILD_CHECK(), returns 0 when all of them held.
  */
-static int run_unprivileged(int (*fn)(void *), void *arg)
+static pid_t run_unprivileged(int (*fn)(void *), void *arg)
 {
 	pid_t pid = fork();
-	int status;
 
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
-		if (!drop_privileges())
-			_exit(255);
+		UE_CHILD_CHECK(drop_privileges());
 		_exit(fn(arg));
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
 
-	return WEXITSTATUS(status);
+	return pid;
 }
 
 /* Wait up to @ms for *@word to reach at least @want; returns *@word */
@@ -175,18 +169,6 @@ static bool multi_exists(const char *name)
 	return found;
 }
 
-/* In the unprivileged child: exit with the line (mod 250) on failure */
-static void child_assert(bool ok, int line, const char *what)
-{
-	if (ok)
-		return;
-	fprintf(stderr, "# %s:%d: %s failed (errno %d)\n", __FILE__, line,
-		what, errno);
-	_exit(line % 250 + 1);
-}
-
-#define CHILD_CHECK(cond) child_assert(cond, __LINE__, #cond)
-
 /* What the unprivileged child of kernel_addresses_rejected shares */
 struct probe_mem {
 	int word;		/* the one valid enable word */
@@ -205,28 +187,28 @@ static int try_bad_enable_addrs(void *arg)
 	int fd, idx = -1;
 
 	fd = open(DATA_FILE, O_RDWR);
-	CHILD_CHECK(fd >= 0);
-	CHILD_CHECK(!ue_reg_fd(fd, EVENT_CMD, &m->word, 0, 4, 0, &idx));
+	UE_CHILD_CHECK(fd >= 0);
+	UE_CHILD_CHECK(!ue_reg_fd(fd, EVENT_CMD, &m->word, 0, 4, 0, &idx));
 
 	for (i = 0; i < ARRAY_SIZE(bad_addrs); i++) {
 		for (size = 4; size <= max_size; size += 4) {
 			/* An existing event and a new one: both EFAULT */
 			errno = 0;
-			CHILD_CHECK(ue_reg_fd(fd, EVENT_CMD,
-					      (void *)(uintptr_t)bad_addrs[i],
-					      size * 8 - 1, size, 0,
-					      NULL) == -1 && errno == EFAULT);
+			UE_CHILD_CHECK(ue_reg_fd(fd, EVENT_CMD,
+						 (void *)(uintptr_t)bad_addrs[i],
+						 size * 8 - 1, size, 0,
+						 NULL) == -1 && errno == EFAULT);
 			errno = 0;
-			CHILD_CHECK(ue_reg_fd(fd, EVENT_NEW " u32 a",
-					      (void *)(uintptr_t)bad_addrs[i],
-					      0, size,
-					      USER_EVENT_REG_MULTI_FORMAT,
-					      NULL) == -1 && errno == EFAULT);
+			UE_CHILD_CHECK(ue_reg_fd(fd, EVENT_NEW " u32 a",
+						 (void *)(uintptr_t)bad_addrs[i],
+						 0, size,
+						 USER_EVENT_REG_MULTI_FORMAT,
+						 NULL) == -1 && errno == EFAULT);
 		}
 		/* Nothing was registered there to unregister */
 		errno = 0;
-		CHILD_CHECK(ue_unreg_fd(fd, (void *)(uintptr_t)bad_addrs[i],
-					0) == -1 && errno == ENOENT);
+		UE_CHILD_CHECK(ue_unreg_fd(fd, (void *)(uintptr_t)bad_addrs[i],
+					   0) == -1 && errno == ENOENT);
 	}
 
 	/* The kernel reads nothing from kernel addresses either */
@@ -238,25 +220,25 @@ static int try_bad_enable_addrs(void *arg)
 
 		/* The struct itself, the command string, a delete name */
 		errno = 0;
-		CHILD_CHECK(ioctl(fd, DIAG_IOCSREG,
-				  (void *)(uintptr_t)bad_addrs[i]) == -1 &&
-			    errno == EFAULT);
+		UE_CHILD_CHECK(ioctl(fd, DIAG_IOCSREG,
+				     (void *)(uintptr_t)bad_addrs[i]) == -1 &&
+			       errno == EFAULT);
 		memset(&reg, 0, sizeof(reg));
 		reg.size = sizeof(reg);
 		reg.enable_size = 4;
 		reg.enable_addr = (uintptr_t)&m->canary[0];
 		reg.name_args = bad_addrs[i];
 		errno = 0;
-		CHILD_CHECK(ioctl(fd, DIAG_IOCSREG, &reg) == -1 &&
-			    errno == EFAULT);
+		UE_CHILD_CHECK(ioctl(fd, DIAG_IOCSREG, &reg) == -1 &&
+			       errno == EFAULT);
 		errno = 0;
-		CHILD_CHECK(ioctl(fd, DIAG_IOCSUNREG,
-				  (void *)(uintptr_t)bad_addrs[i]) == -1 &&
-			    errno == EFAULT);
+		UE_CHILD_CHECK(ioctl(fd, DIAG_IOCSUNREG,
+				     (void *)(uintptr_t)bad_addrs[i]) == -1 &&
+			       errno == EFAULT);
 		errno = 0;
-		CHILD_CHECK(ioctl(fd, DIAG_IOCSDEL,
-				  (void *)(uintptr_t)bad_addrs[i]) == -1 &&
-			    errno == EFAULT);
+		UE_CHILD_CHECK(ioctl(fd, DIAG_IOCSDEL,
+				     (void *)(uintptr_t)bad_addrs[i]) == -1 &&
+			       errno == EFAULT);
 		/*
 		 * The index itself there: the index is read first, EFAULT
 		 * whether or not the event is traced. (A payload there is
@@ -264,12 +246,12 @@ static int try_bad_enable_addrs(void *arg)
 		 */
 		io[0].iov_base = (void *)(uintptr_t)bad_addrs[i];
 		errno = 0;
-		CHILD_CHECK(writev(fd, io, 1) == -1 && errno == EFAULT);
+		UE_CHILD_CHECK(writev(fd, io, 1) == -1 && errno == EFAULT);
 	}
 
 	/* Let the parent enable and disable the event */
 	__atomic_store_n(&m->ready, 1, __ATOMIC_SEQ_CST);
-	CHILD_CHECK(ue_wait_int(&m->word, 1, WAIT_MS));
+	UE_CHILD_CHECK(ue_wait_int(&m->word, 1, WAIT_MS));
 
 	/*
 	 * A payload there, the event traced. Untraced, the write could be
@@ -286,16 +268,16 @@ static int try_bad_enable_addrs(void *arg)
 		};
 
 		errno = 0;
-		CHILD_CHECK(writev(fd, io, 2) == -1 && errno == EFAULT);
+		UE_CHILD_CHECK(writev(fd, io, 2) == -1 && errno == EFAULT);
 	}
 
 	__atomic_store_n(&m->ready, 2, __ATOMIC_SEQ_CST);
-	CHILD_CHECK(ue_wait_int(&m->done, 1, WAIT_MS));
-	CHILD_CHECK(ue_load(&m->word) == 0);
+	UE_CHILD_CHECK(ue_wait_int(&m->done, 1, WAIT_MS));
+	UE_CHILD_CHECK(ue_load(&m->word) == 0);
 	for (i = 0; i < ARRAY_SIZE(m->canary); i++)
-		CHILD_CHECK(ue_load(&m->canary[i]) == 0x5a5a5a5a);
+		UE_CHILD_CHECK(ue_load(&m->canary[i]) == 0x5a5a5a5a);
 
-	CHILD_CHECK(!ue_unreg_fd(fd, &m->word, 0));
+	UE_CHILD_CHECK(!ue_unreg_fd(fd, &m->word, 0));
 	close(fd);
 
 	return 0;
@@ -306,6 +288,7 @@ TEST_F(sec, kernel_addresses_rejected) {
 	struct utsname uts;
 	long trace_before;
 	unsigned int i;
+	char why[512];
 	int ret;
 
 	/*
@@ -324,15 +307,23 @@ TEST_F(sec, kernel_addresses_rejected) {
 
 	ASSERT_EQ(0, ue_clear_trace());
 	if (fork() == 0) {
-		/* The prober; the parent plays the tracer */
-		ret = run_unprivileged(try_bad_enable_addrs, m);
+		/* The prober's parent; the test plays the tracer */
+		pid_t prober = run_unprivileged(try_bad_enable_addrs, m);
+
+		ret = prober < 0 ? -1 : ue_wait_child(prober);
 		__atomic_store_n(&m->ready, ret ? 100 + ret : 3,
 				 __ATOMIC_SEQ_CST);
 		_exit(0);
 	}
 
-	/* 1: registered and probed; 100 + line: a check failed */
-	ASSERT_EQ(1, wait_at_least(&m->ready, 1, 60000));
+	/*
+	 * 1: registered and probed; 100 + the prober's exit status: a check
+	 * failed, which the child report tells
+	 */
+	ASSERT_EQ(1, wait_at_least(&m->ready, 1, 60000)) {
+		ue_child_report_text(why, sizeof(why));
+		TH_LOG("prober: %s", why);
+	}
 	/*
 	 * Enabling updates every enabler of the event: had a rejected
 	 * registration left one at a kernel address, this would write
@@ -342,13 +333,19 @@ TEST_F(sec, kernel_addresses_rejected) {
 	ASSERT_EQ(self->start_active + 1, ue_active_count());
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	trace_before = ue_trace_size();
-	ASSERT_EQ(2, wait_at_least(&m->ready, 2, 60000));
+	ASSERT_EQ(2, wait_at_least(&m->ready, 2, 60000)) {
+		ue_child_report_text(why, sizeof(why));
+		TH_LOG("prober: %s", why);
+	}
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	/* The failed writes recorded nothing */
 	ASSERT_EQ(trace_before, ue_trace_size());
 	__atomic_store_n(&m->done, 1, __ATOMIC_SEQ_CST);
 
-	ASSERT_EQ(3, wait_at_least(&m->ready, 3, 60000));
+	ASSERT_EQ(3, wait_at_least(&m->ready, 3, 60000)) {
+		ue_child_report_text(why, sizeof(why));
+		TH_LOG("prober: %s", why);
+	}
 	wait(NULL);
 	ASSERT_TRUE(ue_wait_active(self->start_active, WAIT_MS));
 	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT));
@@ -370,58 +367,59 @@ static int try_persist(void *arg)
 
 	(void)arg;
 	fd = open(DATA_FILE, O_RDWR);
-	CHILD_CHECK(fd >= 0);
+	UE_CHILD_CHECK(fd >= 0);
 
 	/* Not even for an event that exists, nor through a new fd */
 	errno = 0;
-	CHILD_CHECK(ue_reg_fd(fd, EVENT_P_CMD, &word, 0, 4,
-			      USER_EVENT_REG_PERSIST, NULL) == -1 &&
-		    errno == EPERM);
+	UE_CHILD_CHECK(ue_reg_fd(fd, EVENT_P_CMD, &word, 0, 4,
+				 USER_EVENT_REG_PERSIST, NULL) == -1 &&
+		       errno == EPERM);
 	errno = 0;
-	CHILD_CHECK(ue_reg_fd(fd, EVENT_NEW " u32 a", &word, 0, 4,
-			      USER_EVENT_REG_PERSIST |
-			      USER_EVENT_REG_MULTI_FORMAT, NULL) == -1 &&
-		    errno == EPERM);
+	UE_CHILD_CHECK(ue_reg_fd(fd, EVENT_NEW " u32 a", &word, 0, 4,
+				 USER_EVENT_REG_PERSIST |
+				 USER_EVENT_REG_MULTI_FORMAT, NULL) == -1 &&
+		       errno == EPERM);
 	errno = 0;
-	CHILD_CHECK(dyn_write("u:" EVENT_NEW " u32 a") == -1 &&
-		    errno == EPERM);
+	UE_CHILD_CHECK(dyn_write("u:" EVENT_NEW " u32 a") == -1 &&
+		       errno == EPERM);
 
 	/* Deleting the persistent event: ioctl, "-:" and "!u:" */
 	errno = 0;
-	CHILD_CHECK(ioctl(fd, DIAG_IOCSDEL, EVENT_P) == -1 && errno == EPERM);
+	UE_CHILD_CHECK(ioctl(fd, DIAG_IOCSDEL, EVENT_P) == -1 && errno == EPERM);
 	errno = 0;
-	CHILD_CHECK(dyn_write("-:" EVENT_P " u32 a") == -1 && errno == EPERM);
+	UE_CHILD_CHECK(dyn_write("-:" EVENT_P " u32 a") == -1 && errno == EPERM);
 	errno = 0;
-	CHILD_CHECK(dyn_write("-:" USER_EVENTS_SYSTEM "/" EVENT_P " u32 a")
-		    == -1 && errno == EPERM);
+	UE_CHILD_CHECK(dyn_write("-:" USER_EVENTS_SYSTEM "/" EVENT_P " u32 a")
+		       == -1 && errno == EPERM);
 	errno = 0;
-	CHILD_CHECK(dyn_write("!u:" EVENT_P " u32 a") == -1 &&
-		    errno == EPERM);
+	UE_CHILD_CHECK(dyn_write("!u:" EVENT_P " u32 a") == -1 &&
+		       errno == EPERM);
 
 	/* dynamic_events itself stays closed to others */
 	errno = 0;
-	CHILD_CHECK(open(DYN_FILE, O_WRONLY | O_APPEND) == -1 &&
-		    errno == EACCES);
+	UE_CHILD_CHECK(open(DYN_FILE, O_WRONLY | O_APPEND) == -1 &&
+		       errno == EACCES);
 
 	/* Registering without PERSIST still works */
-	CHILD_CHECK(!ue_reg_fd(fd, EVENT_P_CMD, &word, 0, 4, 0, NULL));
-	CHILD_CHECK(!ue_unreg_fd(fd, &word, 0));
+	UE_CHILD_CHECK(!ue_reg_fd(fd, EVENT_P_CMD, &word, 0, 4, 0, NULL));
+	UE_CHILD_CHECK(!ue_unreg_fd(fd, &word, 0));
 	close(fd);
 
 	return 0;
 }
 
 TEST_F(sec, persistent_events_protected) {
-	int ret;
+	pid_t pid;
 
 	ASSERT_EQ(0, ue_write_str(DYN_FILE, "u:" EVENT_P_CMD, O_APPEND));
 	dyn_fd = open(DYN_FILE, O_WRONLY | O_APPEND);
 	ASSERT_NE(-1, dyn_fd);
 
-	ret = run_unprivileged(try_persist, NULL);
+	pid = run_unprivileged(try_persist, NULL);
+	ASSERT_LT(0, pid);
+	ASSERT_CHILD_OK(pid);
 	close(dyn_fd);
 	dyn_fd = -1;
-	ASSERT_EQ(0, ret);
 
 	/* Nothing was created, the persistent event outlives the child */
 	ASSERT_FALSE(ue_exists(EVENTS_DIR "/" EVENT_NEW));
@@ -536,15 +534,13 @@ TEST_F(sec, no_kernel_addresses_shown) {
 		char r_data[8];
 	} rec = {
 		.a = 42,
-		/* data_loc from the record start (8-byte header); rel_loc
-		 * from the end of its own loc word
-		 */
-		.s = DYN_LOC(8 + 12, 8),
+		/* rel_loc from the end of its own loc word */
 		.r = DYN_LOC(8, 8),
 		.s_data = "secure",
 		.r_data = "relloc",
 	};
 	int word = 0, mword = 0, fd, i, hits = 0, files = 0, size, len, before;
+	int hdr;
 	long t0;
 	long page = sysconf(_SC_PAGESIZE);
 	char *log, *gone;
@@ -552,6 +548,13 @@ TEST_F(sec, no_kernel_addresses_shown) {
 	fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, fd);
 	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_CMD, &word, 0, 4, 0, &rec.idx));
+	/*
+	 * data_loc from the record start: the common header (its size is
+	 * the kernel's), a, s and r, then s's data
+	 */
+	hdr = ue_payload_offset(EVENT);
+	ASSERT_LT(0, hdr);
+	rec.s = DYN_LOC(hdr + 12, 8);
 	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_NEW " u64 x", &mword, 0, 4,
 			       USER_EVENT_REG_MULTI_FORMAT, NULL));
 	ASSERT_EQ(0, ue_write_str(DYN_FILE, "u:" EVENT_P_CMD, O_APPEND));

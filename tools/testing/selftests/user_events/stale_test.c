@@ -146,10 +146,9 @@ static void exit_child(int ready, int go, int *word)
 	int fd = open(DATA_FILE, O_RDWR);
 	char c = 0;
 
-	if (fd < 0 || ue_reg_fd(fd, EVENT_CMD, word, 0, 4, 0, NULL))
-		_exit(1);
-	if (write(ready, &c, 1) != 1)
-		_exit(2);
+	UE_CHILD_CHECK(fd >= 0);
+	UE_CHILD_EQ(0, ue_reg_fd(fd, EVENT_CMD, word, 0, 4, 0, NULL));
+	UE_CHILD_EQ(1, write(ready, &c, 1));
 	/* EOF: the parent let go; exit with the fd and enabler */
 	while (read(go, &c, 1) > 0)
 		;
@@ -219,7 +218,7 @@ static void event_end(struct __test_metadata *_metadata,
 		break;
 	case END_EXIT:
 		close(self->go[1]);
-		ASSERT_EQ(0, ue_wait_child(self->child));
+		ASSERT_CHILD_OK(self->child);
 		self->child = -1;
 		break;
 	case END_DELETE:

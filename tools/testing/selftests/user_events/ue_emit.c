@@ -47,9 +47,11 @@
 #define CMD_B	"ue_tools_b u32 count"
 #define MSG_LEN	16
 
+#define A_FORMAT	"/sys/kernel/tracing/events/user_events/ue_tools_a/format"
+
 /*
- * Static part of ue_tools_a after the write index (record offset 8):
- * naturally aligned, so without padding, as the kernel expects
+ * Static part of ue_tools_a after the write index: naturally aligned, so
+ * without padding, as the kernel expects
  */
 struct a_fixed {
 	__u32 count;
@@ -58,8 +60,13 @@ struct a_fixed {
 	__u32 rloc;
 };
 
-/* The trace record starts with an 8-byte common header */
-#define A_DYN_START	(8 + sizeof(struct a_fixed))
+/*
+ * Record offset of ue_tools_a's dynamic data, for its __data_loc word,
+ * which counts from the record start: the common header (its size is the
+ * kernel's: 8 bytes on most, 12 on PREEMPT_RT kernels), then the static
+ * part
+ */
+static size_t a_dyn_start;
 
 static __u32 enabled[2];
 static int write_index[2];
@@ -85,6 +92,31 @@ static int reg_event(int ev, const char *cmd)
 	return 0;
 }
 
+/*
+ * Where the payload of ue_tools_a starts in its records: the offset of
+ * its first field in its format file, or -1
+ */
+static int a_payload_offset(void)
+{
+	FILE *f = fopen(A_FORMAT, "r");
+	char line[256], *at;
+	int offset = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "field:u32 count;"))
+			continue;
+		at = strstr(line, "offset:");
+		if (at)
+			offset = atoi(at + strlen("offset:"));
+		break;
+	}
+	fclose(f);
+
+	return offset;
+}
+
 static int wait_bit(int ev, int val)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
@@ -107,7 +139,7 @@ static int emit_a(__u32 count, const char *msg, const char *dmsg,
 
 	f.count = count;
 	strncpy(f.msg, msg, MSG_LEN - 1);
-	f.dloc = DYN_LOC(A_DYN_START, dlen);
+	f.dloc = DYN_LOC(a_dyn_start, dlen);
 	/* __rel_loc counts from the end of its own location word */
 	f.rloc = DYN_LOC(dlen, rlen);
 	io[0].iov_base = &write_index[0];
@@ -181,6 +213,7 @@ static void serve(void)
 int main(int argc, char **argv)
 {
 	unsigned long first, k, n;
+	int offset;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	data_fd = open("/sys/kernel/tracing/user_events_data", O_RDWR);
@@ -192,6 +225,13 @@ int main(int argc, char **argv)
 		perror("ue_emit: DIAG_IOCSREG");
 		return 1;
 	}
+	offset = a_payload_offset();
+	if (offset <= 0) {
+		fprintf(stderr, "ue_emit: no offset of count in %s\n",
+			A_FORMAT);
+		return 1;
+	}
+	a_dyn_start = offset + sizeof(struct a_fixed);
 
 	if (argc == 1) {
 		serve();

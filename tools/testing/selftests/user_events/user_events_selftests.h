@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/stat.h>
@@ -116,6 +117,167 @@ static inline bool ue_tracefs_ready(const char **reason, bool *fail,
 }
 
 /*
+ * Checks in child processes. A test's child (fork(), vfork(), clone())
+ * cannot use ASSERT_*(): the harness reports the test's own process
+ * only. A child checks with UE_CHILD_CHECK(cond), UE_CHILD_EQ(expected,
+ * seen) or UE_CHILD_FAIL(what) instead: the first check that fails in
+ * any child writes which one and why into a page all processes of the
+ * program share, and the child exits with UE_CHILD_FAILED. The test
+ * waits for the child with ASSERT_CHILD_OK(pid) or EXPECT_CHILD_OK(pid),
+ * which fail with that report when the child did not exit with 0.
+ *
+ * Nothing is formatted in the child, so that the checks work in vfork()
+ * and CLONE_VM children too: the report keeps pointers to the check's
+ * text and file name, which the parent's image has at the same address.
+ * A child that execs runs a new image and reports by its exit status.
+ */
+#define UE_CHILD_FAILED		1
+
+struct ue_child_report {
+	int taken;		/* by the first failing check */
+	int complete;		/* the fields below are written */
+	int pid;		/* of the process that failed it */
+	int line;
+	int err;		/* errno when the check failed */
+	bool values;		/* expected and seen hold the values */
+	long long expected;
+	long long seen;
+	const char *file;
+	const char *check;
+};
+
+static struct ue_child_report *ue_child_page;
+
+static void __attribute__((constructor)) ue_child_report_map(void)
+{
+	void *page = mmap(NULL, sizeof(*ue_child_page),
+			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ue_child_page = page == MAP_FAILED ? NULL : page;
+}
+
+/* Forget an earlier test's report (each test starts with none) */
+static inline void ue_child_report_reset(void)
+{
+	if (ue_child_page)
+		memset(ue_child_page, 0, sizeof(*ue_child_page));
+}
+
+/* Record the first failed check of any child, exit (never returns) */
+static inline void ue_child_fail(const char *file, int line,
+				 const char *check, bool values,
+				 long long expected, long long seen)
+{
+	struct ue_child_report *r = ue_child_page;
+	int err = errno;
+
+	if (r && !__atomic_exchange_n(&r->taken, 1, __ATOMIC_ACQ_REL)) {
+		r->pid = getpid();
+		r->line = line;
+		r->err = err;
+		r->values = values;
+		r->expected = expected;
+		r->seen = seen;
+		r->file = file;
+		r->check = check;
+		__atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
+	}
+	_exit(UE_CHILD_FAILED);
+}
+
+/* In a child: exit with a report unless @cond holds */
+#define UE_CHILD_CHECK(cond) do {					\
+	if (!(cond))							\
+		ue_child_fail(__FILE__, __LINE__, #cond, false, 0, 0);	\
+} while (0)
+
+/* In a child: exit with a report that @what failed (errno says why) */
+#define UE_CHILD_FAIL(what)						\
+	ue_child_fail(__FILE__, __LINE__, what, false, 0, 0)
+
+/* In a child: exit with a report unless @seen equals @expected */
+#define UE_CHILD_EQ(expected, seen) do {				\
+	long long __ue_exp = (expected);				\
+	long long __ue_seen = (seen);					\
+									\
+	if (__ue_exp != __ue_seen)					\
+		ue_child_fail(__FILE__, __LINE__,			\
+			      #expected " == " #seen, true,		\
+			      __ue_exp, __ue_seen);			\
+} while (0)
+
+/*
+ * Which child check failed and why, into @why (@len bytes), or that none
+ * did; the report is forgotten then.
+ */
+static inline void ue_child_report_text(char *why, size_t len)
+{
+	struct ue_child_report *r = ue_child_page;
+
+	if (!r || !__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
+		snprintf(why, len, "no child check failed");
+	else if (r->values)
+		snprintf(why, len,
+			 "%s:%d: process %d: check %s failed: expected %lld, seen %lld",
+			 r->file, r->line, r->pid, r->check, r->expected,
+			 r->seen);
+	else
+		snprintf(why, len,
+			 "%s:%d: process %d: check %s failed (errno %d: %s)",
+			 r->file, r->line, r->pid, r->check, r->err,
+			 strerror(r->err));
+	ue_child_report_reset();
+}
+
+/*
+ * Wait for child @pid. Its exit status, 128 when it did not exit
+ * normally, -1 when it cannot be waited for; unless that is 0, @why says
+ * how it ended and which child check failed, and why.
+ */
+static inline int ue_child_result(pid_t pid, char *why, size_t len)
+{
+	int status, ret, n;
+
+	if (waitpid(pid, &status, 0) != pid) {
+		snprintf(why, len, "waitpid(%d): %s", pid, strerror(errno));
+		return -1;
+	}
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+
+	if (WIFEXITED(status)) {
+		ret = WEXITSTATUS(status);
+		n = snprintf(why, len, "child %d exited with %d: ", pid, ret);
+	} else {
+		ret = 128;
+		n = snprintf(why, len, "child %d ended by signal %d: ", pid,
+			     WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	}
+	if (n >= 0 && (size_t)n < len)
+		ue_child_report_text(why + n, len - n);
+
+	return ret;
+}
+
+/* Child @pid exited with 0; otherwise the test fails with its report */
+#define ASSERT_CHILD_OK(pid) do {					\
+	char __ue_why[512];						\
+									\
+	ASSERT_EQ(0, ue_child_result((pid), __ue_why, sizeof(__ue_why))) {\
+		TH_LOG("%s", __ue_why);					\
+	}								\
+} while (0)
+
+#define EXPECT_CHILD_OK(pid) do {					\
+	char __ue_why[512];						\
+									\
+	EXPECT_EQ(0, ue_child_result((pid), __ue_why, sizeof(__ue_why))) {\
+		TH_LOG("%s", __ue_why);					\
+	}								\
+} while (0)
+
+/*
  * For FIXTURE_SETUP. A skip leaves through the harness's jump buffer so
  * that neither the test body nor the teardown runs.
  */
@@ -123,6 +285,7 @@ static inline bool ue_tracefs_ready(const char **reason, bool *fail,
 	const char *__reason = "";					\
 	bool __fail;							\
 									\
+	ue_child_report_reset();					\
 	if (!ue_tracefs_ready(&__reason, &__fail, &(umount_flag))) {	\
 		if (__fail)						\
 			TH_LOG("%s", __reason);				\
@@ -816,11 +979,12 @@ static inline long ue_trace_size(void)
 #define ASSERT_WRITE(expected, call) do {				\
 	ssize_t __want = (expected);					\
 	ssize_t __ret = (call);						\
+	int __err = errno;						\
 									\
-	if (__ret != __want)						\
+	ASSERT_EQ(__want, __ret) {					\
 		TH_LOG("%s: %zd, want %zd (%s)", #call, __ret, __want,	\
-		       strerror(errno));				\
-	ASSERT_EQ(__want, __ret);					\
+		       strerror(__err));				\
+	}								\
 } while (0)
 
 static inline int ue_clear_trace(void)
