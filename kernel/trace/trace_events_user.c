@@ -217,7 +217,7 @@ struct user_event_validator {
  * @call: The trace event
  * @devent: Entry of the dynamic_events list
  * @node: Entry of the group hash
- * @fields: ftrace fields of @call, newest first as the core expects
+ * @fields: ftrace fields of @call, which the core defines and frees
  * @pending_link: Entry of user_event_pending while nothing references
  *	the event (user_event_pending_lock); empty otherwise
  * @refcnt: References: fds, enablers, tracers, lookups, PERSIST self.
@@ -232,8 +232,8 @@ struct user_event_validator {
  * @enablers_lock: Protects @enablers; taken inside the mmap_lock of a
  *	process, and under event_mutex by the status change
  *
- * The ftrace fields, the validators and the strings follow the structure
- * in the same allocation.
+ * The validators and the strings follow the structure in the same
+ * allocation.
  */
 struct user_event {
 	struct user_event_group		*group;
@@ -1163,34 +1163,15 @@ static int user_fields_nr_validators(const struct user_fields *desc)
 	return n;
 }
 
-/*
- * Fills the ftrace fields (newest first, as the core walks them
- * backwards) at @mem, followed by the validators. Return: the end.
- */
-static void *user_event_build_fields(struct user_event *user, void *mem)
+/* Fills the validators of the dynamic locations at @mem. Return: the end */
+static void *user_event_build_validators(struct user_event *user, void *mem)
 {
 	struct user_fields *desc = &user->desc;
-	struct ftrace_event_field *field = mem;
-	struct user_event_validator *v;
+	struct user_event_validator *v = mem;
 	struct user_field *f;
 	int i;
 
-	for (i = 0; i < desc->count; i++, field++) {
-		f = &desc->fields[i];
-		field->type = f->type;
-		field->name = f->name;
-		field->offset = f->offset;
-		field->size = f->size;
-		field->is_signed = f->is_signed;
-		/* A plain type is never one of the filter's strings */
-		field->filter_type = f->kind == USER_FIELD_PLAIN ?
-				     FILTER_OTHER : filter_assign_type(f->type);
-		field->len = f->len;
-		list_add(&field->link, &user->fields);
-	}
-
-	user->validators = (void *)field;
-	v = user->validators;
+	user->validators = v;
 	for (i = 0; i < desc->count; i++) {
 		f = &desc->fields[i];
 		if (!user_field_is_dynamic(f))
@@ -1204,6 +1185,34 @@ static void *user_event_build_fields(struct user_event *user, void *mem)
 	user->nr_validators = v - user->validators;
 
 	return v;
+}
+
+/*
+ * The core defines the fields of an event when it makes its directory,
+ * and frees them when it removes the event.
+ */
+static int user_event_define_fields(struct trace_event_call *call)
+{
+	struct user_event *user = call->data;
+	struct ftrace_event_field *field;
+	struct user_field *f;
+	int i, ret;
+
+	for (i = 0; i < user->desc.count; i++) {
+		f = &user->desc.fields[i];
+		ret = trace_define_field(call, f->type, f->name, f->offset,
+					 f->size, f->is_signed,
+					 filter_assign_type(f->type));
+		if (ret)
+			return ret;
+
+		/* The helper leaves the length of a char[N] out: the newest */
+		field = list_first_entry(&user->fields,
+					 struct ftrace_event_field, link);
+		field->len = f->len;
+	}
+
+	return 0;
 }
 
 static void user_event_release_mem(struct user_event *user)
@@ -1259,7 +1268,6 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
  */
 static int user_event_destroy(struct user_event *user)
 {
-	LIST_HEAD(fields);
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
@@ -1267,17 +1275,9 @@ static int user_event_destroy(struct user_event *user)
 	if (trace_event_dyn_busy(&user->call))
 		return -EBUSY;
 
-	/*
-	 * The core frees the fields of a removed call into its own cache;
-	 * ours are part of the event's allocation, so hide them and put
-	 * them back on failure.
-	 */
-	list_splice_init(&user->fields, &fields);
 	ret = user_event_set_call_visible(user, false);
-	if (ret) {
-		list_splice(&fields, &user->fields);
+	if (ret)
 		return ret;
-	}
 
 	/*
 	 * The event's type id is free again: once the ids wrap, another
@@ -1419,8 +1419,12 @@ static struct trace_event_functions user_event_funcs = {
 	.trace = user_event_print_trace,
 };
 
-/* The fields come from get_fields, the core must not define any */
-static struct trace_event_fields user_event_fields_array[1];
+/* The fields of each event are in its call: see user_event_get_fields() */
+static struct trace_event_fields user_event_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE,
+	  .define_fields = user_event_define_fields },
+	{}
+};
 
 static void user_event_class_init(struct trace_event_class *class,
 				  const char *system)
@@ -1565,10 +1569,8 @@ static int user_event_new(struct user_event_group *group, const char *name,
 				      (len.tp - len.name));
 
 	/* Bounded by the length of the command; many fields make it large */
-	size += sizeof(*user) +
-		desc->count * sizeof(struct ftrace_event_field) +
-		user_fields_nr_validators(desc) *
-		sizeof(struct user_event_validator);
+	size += sizeof(*user) + user_fields_nr_validators(desc) *
+				sizeof(struct user_event_validator);
 	user = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!user)
 		return -ENOMEM;
@@ -1584,7 +1586,7 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	memset(desc, 0, sizeof(*desc));
 	user->min_size = user->desc.min_size;
 
-	end = user_event_build_fields(user, user + 1);
+	end = user_event_build_validators(user, user + 1);
 	user_event_set_strings(user, end, name, multi_id, &len);
 
 	ret = user_event_register(user);
