@@ -85,15 +85,12 @@ static const char * const fi_events[] = {
 };
 
 /*
- * Enablers of the fork sweep. The kernel copies a parent's enablers in
- * batches (chunks of 4 KiB: 50 copies on 64-bit kernels today, about
- * twice that on 32-bit ones) and takes the event references of a run of
- * copies of one event at once. A fork that fails half-way must give
- * every reference back, wherever it failed. The parent has enablers of
- * 3 events: interleaved (runs of 1) at both ends, the first ones all in
- * the first batch, and one run per event between, each longer than a
- * batch of today, so that batches end inside runs and inside the
- * interleaved end, and a failure finds references of several events.
+ * Enablers of the fork sweep. A fork that fails half-way through the
+ * copies of the parent's enablers must give every reference back,
+ * wherever it failed. The parent has enablers of 3 events: interleaved
+ * (runs of 1) at both ends and one long run per event between, so that
+ * a failure finds references of several events, taken one by one or
+ * for a run of copies of one event at once.
  */
 #define FORK_EVENTS		3
 #define FORK_INTERLEAVED	15	/* at each end */

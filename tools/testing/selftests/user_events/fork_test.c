@@ -371,13 +371,13 @@ TEST_F_TIMEOUT(fork, fork_while_unregistering, 300) {
 }
 
 /*
- * A fork's copies, unregistered out of order. Enablers NR_COPIED, over
- * several of the kernel's 4 KiB chunks of fork copies (a chunk goes with
- * the last copy in it). The child forks a first grandchild, which finds
- * its copies of copies. The child then finds that a copy holds an address
- * and bit, unregisters all of the first COPIED_HEAD copies and every
- * third of the rest, registers a bit of its own, then forks a grandchild
- * that unregisters all the copies it got; the exits free the rest. After each
+ * A fork's copies, unregistered out of order. Enablers NR_COPIED, more
+ * than any batch an implementation would copy at once. The child forks a
+ * first grandchild, which finds its copies of copies. The child then
+ * finds that a copy holds an address and bit, unregisters all of the
+ * first COPIED_HEAD copies and every third of the rest, registers a bit
+ * of its own, then forks a grandchild that unregisters all the copies it
+ * got; the exits free the rest. After each
  * step every bit still registered follows the event at once (each
  * process wrote its pages first, so that none is copy-on-write), no other
  * bit does, and in the end nothing of the copies holds the event.

@@ -441,10 +441,10 @@ TEST_F(printk, injected_record_printed_within_bounds)
 }
 
 /*
- * A write whose payload page is not resident is recorded in a second
- * pass, after the page was faulted in. The record decision of that pass
- * must be the core's: a soft disabled event whose trigger tests the
- * record builds it, runs the trigger on it (once), and drops it.
+ * A write whose payload page is not resident must fault it in and still
+ * decide about the record as the core does: a soft disabled event whose
+ * trigger tests the record builds it, runs the trigger on it (once),
+ * and drops it.
  */
 #define SOFT_EVENT	"__records_soft"
 #define SOFT_ENABLER	"__records_soft_enabler"

@@ -8,7 +8,7 @@
  * Many processes ("stuck" ones) each put an enable word of event STUCK
  * on a page that only their own userfaultfd (missing mode, never served)
  * can provide. When STUCK is enabled, the kernel's bit writer meets each
- * of these faults and waits in it, one wait per process.
+ * of these faults; it may wait in one only on behalf of its process.
  *
  * Another process (the bystander) has the word of an unrelated event on
  * a page that needs an ordinary fault (MADV_DONTNEED of anonymous
