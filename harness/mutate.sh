@@ -216,10 +216,13 @@ run_boots()
 		done > "$M/plan.txt"
 		log "boot $boot: ${#todo[@]} run(s), from $(head -n 1 "$M/plan.txt" | cut -d' ' -f1,2)"
 		t0=$SECONDS
+		# tp_printk as in make test (harness/test.sh): records_test's
+		# printk fixture skips without it
 		UE_TIMEOUT=$(( ${UE_MUTATE_TIMEOUT:-600} + 300 * ${#todo[@]} )) \
 			"$UE_REPO/harness/vm.sh" mutate "$UE_REPO/harness/mutants/guest.sh" \
 			"$M/results/boot$boot" \
 			UE_TIMEOUT_FACTOR="${UE_MUTATE_TIMEOUT_FACTOR:-2}" \
+			tp_printk tp_printk_stop_on_boot \
 			2> "$M/results/vm.log" || true
 		cat "$M/results/vm.log" >> "$M/results/vm-all.log"
 		rest=() died=
