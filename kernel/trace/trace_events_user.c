@@ -125,20 +125,16 @@
 
 /**
  * struct user_event_group - The events of one tracing namespace
- * @system_name: System of single-format events
- * @system_multi_name: System of multi-format events
  * @register_table: Events hashed by their register name (event_mutex)
  * @multi_id: Next id of a multi-format event (event_mutex)
- * @class: The class of its single-format events
- * @multi_class: The class of its multi-format events
+ * @class: The class of its single-format events, with their system
+ * @multi_class: The class of its multi-format events, with their system
  *
  * The events of a class differ only in their fields, which the class
  * finds through the event call. Only the init group exists; the
  * structure keeps the door open for namespaces.
  */
 struct user_event_group {
-	const char		*system_name;
-	const char		*system_multi_name;
 	DECLARE_HASHTABLE(register_table, USER_EVENTS_HASH_BITS);
 	u64			multi_id;
 	struct trace_event_class	class;
@@ -179,15 +175,13 @@ struct user_field {
 
 /**
  * struct user_fields - Parsed field list of a command
- * @buf: Tokenised copy of the arguments, @fields[].name point into it;
- *	the joined types follow it
  * @fields: The fields in declaration order, at the start of the one
- *	allocation that also holds @buf
+ *	allocation that also holds the tokenised copy of the arguments
+ *	(which @fields[].name point into) and the joined types
  * @count: Number of fields
  * @min_size: Sum of the static sizes: the smallest valid payload
  */
 struct user_fields {
-	char			*buf;
 	struct user_field	*fields;
 	int			count;
 	u32			min_size;
@@ -222,7 +216,6 @@ struct user_event_validator {
  *	the event (user_event_pending_lock); empty otherwise
  * @refcnt: References: fds, enablers, tracers, lookups, PERSIST self.
  *	An unreferenced event keeps a count of 1 for the pending list.
- * @min_size: Smallest valid payload of a write
  * @reg_flags: USER_EVENT_REG_* given at creation
  * @status: EVENT_STATUS_* bits (written under event_mutex)
  * @match_nomem: A dynamic_events delete could not compare the fields for
@@ -249,7 +242,6 @@ struct user_event {
 	struct list_head		fields;
 	struct list_head		pending_link;
 	refcount_t			refcnt;
-	u32				min_size;
 	u16				reg_flags;
 	u8				status;
 	bool				match_nomem;
@@ -285,14 +277,11 @@ struct user_event_mm {
 /*
  * Enabler values: the bit number in bits 0-5, then flags. COMPAT marks a
  * 32-bit value on a 64-bit kernel, DIRTY a bit that the process's worker
- * must write again. A fork's copy takes all of them (DUP_MASK).
+ * must write again. A fork's copy takes all of them.
  */
 #define ENABLE_VAL_BIT_MASK		0x3fUL
 #define ENABLE_VAL_COMPAT_BIT		6
 #define ENABLE_VAL_DIRTY_BIT		7
-#define ENABLE_VAL_DUP_MASK		(ENABLE_VAL_BIT_MASK | \
-					 BIT(ENABLE_VAL_COMPAT_BIT) | \
-					 BIT(ENABLE_VAL_DIRTY_BIT))
 
 /**
  * struct user_event_enabler - A bit kept up to date in a process
@@ -369,10 +358,7 @@ static const struct user_field_type user_field_types[] = {
 	{ "unsigned char",	1, false, "%u" },
 };
 
-static struct user_event_group init_group = {
-	.system_name		= USER_EVENTS_SYSTEM,
-	.system_multi_name	= USER_EVENTS_MULTI_SYSTEM,
-};
+static struct user_event_group init_group;
 
 /* Number of events and its limit, both under event_mutex */
 static unsigned int current_user_events;
@@ -805,7 +791,7 @@ static void user_fields_free(struct user_fields *desc)
 static int user_fields_parse(const char *args, struct user_fields *desc,
 			     struct user_event_err *err)
 {
-	char *cur, *tok[MAX_FIELD_TOKENS], *p, *types;
+	char *buf, *cur, *tok[MAX_FIELD_TOKENS], *p, *types;
 	u32 offset = sizeof(struct trace_entry);
 	int ret, n, max = 0;
 	bool empty = true;
@@ -833,18 +819,18 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 	desc->fields = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!desc->fields)
 		return -ENOMEM;
-	desc->buf = (char *)(desc->fields + max);
-	memcpy(desc->buf, args, len);
-	types = desc->buf + len;
+	buf = (char *)(desc->fields + max);
+	memcpy(buf, args, len);
+	types = buf + len;
 
-	cur = desc->buf;
+	cur = buf;
 	while (cur) {
 		struct user_field *f = &desc->fields[desc->count];
 
 		n = user_field_split(&cur, tok, &p);
 		if (n < 0) {
 			ret = user_event_err(err, USER_EVENT_ERR_FIELD_WORDS,
-					     desc->buf, p);
+					     buf, p);
 			goto fail;
 		}
 
@@ -852,7 +838,7 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 			continue;
 
 		desc->count++;
-		ret = user_field_parse(tok, n, f, desc->buf, &types, err);
+		ret = user_field_parse(tok, n, f, buf, &types, err);
 		if (ret)
 			goto fail;
 
@@ -861,7 +847,7 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 		if (offset - sizeof(struct trace_entry) >
 		    user_event_max_static_size()) {
 			ret = user_event_err(err, USER_EVENT_ERR_TOO_BIG,
-					     desc->buf, tok[0]);
+					     buf, tok[0]);
 			goto fail;
 		}
 	}
@@ -1584,7 +1570,6 @@ static int user_event_new(struct user_event_group *group, const char *name,
 
 	user->desc = *desc;
 	memset(desc, 0, sizeof(*desc));
-	user->min_size = user->desc.min_size;
 
 	end = user_event_build_validators(user, user + 1);
 	user_event_set_strings(user, end, name, multi_id, &len);
@@ -1778,8 +1763,6 @@ static void user_event_put_undo(struct user_event *user, bool created)
 /* Enablers: per-process bit lists, bit writes, faults, fork and exit  */
 /* ------------------------------------------------------------------ */
 
-#define ENABLE_BITOPS(e) (&(e)->values)
-
 static int user_event_enabler_bit(struct user_event_enabler *enabler)
 {
 	return READ_ONCE(enabler->values) & ENABLE_VAL_BIT_MASK;
@@ -1787,7 +1770,7 @@ static int user_event_enabler_bit(struct user_event_enabler *enabler)
 
 static bool user_event_enabler_compat(struct user_event_enabler *enabler)
 {
-	return test_bit(ENABLE_VAL_COMPAT_BIT, ENABLE_BITOPS(enabler));
+	return test_bit(ENABLE_VAL_COMPAT_BIT, &enabler->values);
 }
 
 /*
@@ -1881,7 +1864,7 @@ static void user_event_enabler_mark(struct user_event_enabler *enabler)
 {
 	struct user_event_mm *uem = enabler->uem;
 
-	set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
+	set_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values);
 	/* A change of the event: the dirty bits get their attempts anew */
 	WRITE_ONCE(uem->attempts, 0);
 	mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
@@ -1902,8 +1885,7 @@ static bool user_event_mm_write_dirty(struct user_event_mm *uem,
 
 	list_for_each_entry(enabler, &uem->enablers, mm_link) {
 		cond_resched();
-		if (!test_and_clear_bit(ENABLE_VAL_DIRTY_BIT,
-					ENABLE_BITOPS(enabler)))
+		if (!test_and_clear_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values))
 			continue;
 
 		ret = user_event_enabler_write(uem, enabler, FOLL_NOWAIT);
@@ -1911,7 +1893,7 @@ static bool user_event_mm_write_dirty(struct user_event_mm *uem,
 			continue;
 
 		if (ret == -EAGAIN && !give_up) {
-			set_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(enabler));
+			set_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values);
 			dirty = true;
 			continue;
 		}
@@ -2214,7 +2196,7 @@ static void user_event_enabler_copy(struct user_event_mm *uem,
 	user_event_get(user);
 
 	mutex_lock(&user->enablers_lock);
-	copy->values = READ_ONCE(orig->values) & ENABLE_VAL_DUP_MASK;
+	copy->values = READ_ONCE(orig->values);
 	if (wipe)
 		copy->values |= BIT(ENABLE_VAL_DIRTY_BIT);
 	list_add_tail(&copy->event_link, &user->enablers);
@@ -2273,7 +2255,7 @@ int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 
 		user_event_enabler_copy(uem, enabler, copy,
 					vma->vm_flags & VM_WIPEONFORK);
-		if (test_bit(ENABLE_VAL_DIRTY_BIT, ENABLE_BITOPS(copy)))
+		if (test_bit(ENABLE_VAL_DIRTY_BIT, &copy->values))
 			mod_delayed_work(system_unbound_wq, &uem->write_work,
 					 0);
 		cond_resched();
@@ -2412,7 +2394,7 @@ static int user_event_enabler_create(struct user_reg *reg,
 	enabler->values = bit;
 #if BITS_PER_LONG == 64
 	if (reg->enable_size == 4) {
-		set_bit(ENABLE_VAL_COMPAT_BIT, ENABLE_BITOPS(enabler));
+		set_bit(ENABLE_VAL_COMPAT_BIT, &enabler->values);
 		compat = true;
 	}
 #endif
@@ -2774,7 +2756,7 @@ static ssize_t user_events_write_core(struct file *file, int idx,
 	if (unlikely(!user))
 		return -ENOENT;
 
-	if (unlikely(data->len < user->min_size))
+	if (unlikely(data->len < user->desc.min_size))
 		return -EINVAL;
 
 	if (unlikely(!static_key_enabled(&user->tp.key)))
@@ -2916,7 +2898,7 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 	 * a size, only the static fields are known to be there.
 	 */
 	rec_size = iter->ent_size ?: sizeof(struct trace_entry) +
-				     user->min_size;
+				     user->desc.min_size;
 
 	trace_seq_printf(s, "%s:", user->tp.name);
 
@@ -3650,9 +3632,8 @@ static int __init trace_events_user_init(void)
 	int ret;
 
 	hash_init(init_group.register_table);
-	user_event_class_init(&init_group.class, init_group.system_name);
-	user_event_class_init(&init_group.multi_class,
-			      init_group.system_multi_name);
+	user_event_class_init(&init_group.class, USER_EVENTS_SYSTEM);
+	user_event_class_init(&init_group.multi_class, USER_EVENTS_MULTI_SYSTEM);
 
 	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT |
 					      SLAB_PANIC);

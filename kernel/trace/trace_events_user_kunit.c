@@ -733,7 +733,6 @@ static const char *user_kunit_print(struct kunit *test,
 
 	/* Borrowed: the resource of desc frees the fields */
 	user->desc = *desc;
-	user->min_size = desc->min_size;
 	user->tp.name = "kunit_event";
 	memcpy(rec + sizeof(struct trace_entry), c->payload, c->len);
 
