@@ -1907,8 +1907,33 @@ static bool user_event_mm_write_dirty(struct user_event_mm *uem,
 	return dirty;
 }
 
-static bool user_event_mm_trylock(struct user_event_mm *uem);
-static void user_event_mm_unlock(struct user_event_mm *uem);
+/*
+ * Locks a process for writing its bits without waiting, under event_mutex:
+ * a thread of the process may hold its locks while it waits for a fault
+ * that the process itself controls.
+ */
+static bool user_event_mm_trylock(struct user_event_mm *uem)
+{
+	if (!mmget_not_zero(uem->mm))
+		return false;
+
+	if (mutex_trylock(&uem->lock)) {
+		if (mmap_read_trylock(uem->mm))
+			return true;
+		mutex_unlock(&uem->lock);
+	}
+
+	mmput_async(uem->mm);
+	return false;
+}
+
+static void user_event_mm_unlock(struct user_event_mm *uem)
+{
+	mmap_read_unlock(uem->mm);
+	mutex_unlock(&uem->lock);
+	/* The last put tears the mm down: not under event_mutex */
+	mmput_async(uem->mm);
+}
 
 /*
  * The worker of a process: writes the bits that a status change or a
@@ -1944,34 +1969,6 @@ static void user_event_mm_work(struct work_struct *work)
 	cmpxchg(&uem->attempts, attempts - 1, attempts);
 	queue_delayed_work(system_unbound_wq, &uem->write_work,
 			   min_t(unsigned long, 1UL << attempts, HZ));
-}
-
-/*
- * Locks a process for writing its bits without waiting, under event_mutex:
- * a thread of the process may hold its locks while it waits for a fault
- * that the process itself controls.
- */
-static bool user_event_mm_trylock(struct user_event_mm *uem)
-{
-	if (!mmget_not_zero(uem->mm))
-		return false;
-
-	if (mutex_trylock(&uem->lock)) {
-		if (mmap_read_trylock(uem->mm))
-			return true;
-		mutex_unlock(&uem->lock);
-	}
-
-	mmput_async(uem->mm);
-	return false;
-}
-
-static void user_event_mm_unlock(struct user_event_mm *uem)
-{
-	mmap_read_unlock(uem->mm);
-	mutex_unlock(&uem->lock);
-	/* The last put tears the mm down: not under event_mutex */
-	mmput_async(uem->mm);
 }
 
 /*
@@ -2168,17 +2165,6 @@ void user_events_fork(struct task_struct *p, u64 clone_flags)
 		atomic_inc(&p->mm->user_event_tasks);
 }
 
-/* The parent's mapping of an address, the last one found first */
-static struct vm_area_struct *
-user_event_mm_copy_vma(struct mm_struct *mm, struct vm_area_struct *vma,
-		       unsigned long addr)
-{
-	if (vma && addr >= vma->vm_start && addr < vma->vm_end)
-		return vma;
-
-	return vma_lookup(mm, addr);
-}
-
 /*
  * Copies one enabler of the parent to the child. Under the event's lock,
  * a status change either finds the copy or has marked the original dirty
@@ -2244,7 +2230,10 @@ int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	mm->user_event_mm = uem;
 
 	list_for_each_entry(enabler, &parent->enablers, mm_link) {
-		vma = user_event_mm_copy_vma(oldmm, vma, enabler->addr);
+		/* The parent's mapping of the address, the last one first */
+		if (!vma || enabler->addr < vma->vm_start ||
+		    enabler->addr >= vma->vm_end)
+			vma = vma_lookup(oldmm, enabler->addr);
 		if (!vma || (vma->vm_flags & VM_DONTCOPY))
 			continue;
 
