@@ -2939,10 +2939,7 @@ static int user_events_ref_find(struct user_event_file_info *info,
 	struct user_event_refs *refs = user_events_refs(info);
 	u32 i;
 
-	if (!refs)
-		return -ENOENT;
-
-	for (i = 0; i < refs->count; i++) {
+	for (i = 0; refs && i < refs->count; i++) {
 		if (refs->events[i] == user)
 			return i;
 	}
@@ -3037,16 +3034,10 @@ static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg,
 	if (kreg->flags & ~(USER_EVENT_REG_MAX - 1))
 		return -EINVAL;
 
-	switch (kreg->enable_size) {
-	case 4:
-		break;
-#if BITS_PER_LONG >= 64
-	case 8:
-		break;
-#endif
-	default:
+	/* An 8-byte word only where a long has 64 bits */
+	if (kreg->enable_size != 4 &&
+	    (BITS_PER_LONG < 64 || kreg->enable_size != 8))
 		return -EINVAL;
-	}
 
 	if (kreg->enable_addr % kreg->enable_size)
 		return -EINVAL;
@@ -3294,17 +3285,12 @@ static long user_events_ioctl_common(struct file *file, unsigned int cmd,
 {
 	struct user_event_file_info *info = file->private_data;
 
-	switch (cmd) {
-	case DIAG_IOCSREG:
-	case DIAG_IOCSDEL:
-	case DIAG_IOCSUNREG:
-		/* Changing events takes a file opened for writing */
-		if (!(file->f_mode & FMODE_WRITE))
-			return -EBADF;
-		break;
-	default:
+	if (cmd != DIAG_IOCSREG && cmd != DIAG_IOCSDEL && cmd != DIAG_IOCSUNREG)
 		return -ENOTTY;
-	}
+
+	/* Changing events takes a file opened for writing */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 
 	switch (cmd) {
 	case DIAG_IOCSREG:
@@ -3372,10 +3358,8 @@ static int user_events_release(struct inode *node, struct file *file)
 
 	/* The last reference of the file: no writer and no ioctl is left */
 	refs = rcu_dereference_protected(info->refs, true);
-	if (refs) {
-		for (i = 0; i < refs->count; i++)
-			user_event_put(refs->events[i]);
-	}
+	for (i = 0; refs && i < refs->count; i++)
+		user_event_put(refs->events[i]);
 
 	kfree(refs);
 	mutex_destroy(&info->lock);
