@@ -2619,12 +2619,6 @@ discard:
 }
 
 #ifdef CONFIG_PERF_EVENTS
-/* The size perf submits for a record of @size bytes */
-static size_t user_event_perf_size(size_t size)
-{
-	return ALIGN(size + sizeof(u32), sizeof(u64)) - sizeof(u32);
-}
-
 static void user_event_perf(struct user_event *user,
 			    const struct user_event_payload *data,
 			    void *tpdata, bool *faulted)
@@ -2643,8 +2637,8 @@ static void user_event_perf(struct user_event *user,
 	if (hlist_empty(perf_head))
 		return;
 
-	/* Only a perf attach racing with the size check gets here */
-	size = user_event_perf_size(len);
+	/* perf's padded size: too big only after a racing perf attach */
+	size = ALIGN(len + sizeof(u32), sizeof(u64)) - sizeof(u32);
 	if (unlikely(size > PERF_MAX_TRACE_SIZE))
 		return;
 
@@ -2675,15 +2669,10 @@ static bool user_event_too_big(struct user_event *user, size_t count)
 {
 	u8 status = READ_ONCE(user->status);
 
-	if ((status & EVENT_STATUS_FTRACE) &&
-	    count > USER_EVENT_FTRACE_MAX_PAYLOAD)
-		return true;
-
-	if ((status & EVENT_STATUS_PERF) &&
-	    count > USER_EVENT_PERF_MAX_PAYLOAD)
-		return true;
-
-	return false;
+	return ((status & EVENT_STATUS_FTRACE) &&
+		count > USER_EVENT_FTRACE_MAX_PAYLOAD) ||
+	       ((status & EVENT_STATUS_PERF) &&
+		count > USER_EVENT_PERF_MAX_PAYLOAD);
 }
 
 /* Runs each attached probe on the payload; true when one faulted */
@@ -3538,9 +3527,7 @@ static int user_seq_show(struct seq_file *m, void *p)
 	mutex_unlock(&event_mutex);
 	kvfree(events);
 
-	seq_puts(m, "\n");
-	seq_printf(m, "Active: %u\n", count);
-	seq_printf(m, "Busy: %u\n", busy);
+	seq_printf(m, "\nActive: %u\nBusy: %u\n", count, busy);
 
 	return 0;
 }
