@@ -1208,14 +1208,6 @@ static void user_event_release_mem(struct user_event *user)
 	kvfree(user);
 }
 
-static int user_event_call_add_remove(struct user_event *user, bool visible)
-{
-	if (visible)
-		return trace_add_event_call(&user->call);
-
-	return trace_remove_event_call(&user->call);
-}
-
 /*
  * Events belong to root whoever registered them first. Adding and
  * removing the files of an event looks names up in tracefs directories
@@ -1223,23 +1215,29 @@ static int user_event_call_add_remove(struct user_event *user, bool visible)
  */
 static int user_event_set_call_visible(struct user_event *user, bool visible)
 {
-	const struct cred *old_cred;
-	struct cred *cred;
+	const struct cred *old_cred = NULL;
+	struct cred *cred = NULL;
 	int ret;
 
 	/* Nothing to override for a caller that is root already */
-	if (uid_eq(current_fsuid(), GLOBAL_ROOT_UID))
-		return user_event_call_add_remove(user, visible);
+	if (!uid_eq(current_fsuid(), GLOBAL_ROOT_UID)) {
+		cred = prepare_creds();
+		if (!cred)
+			return -ENOMEM;
 
-	cred = prepare_creds();
-	if (!cred)
-		return -ENOMEM;
+		cred->fsuid = GLOBAL_ROOT_UID;
+		old_cred = override_creds(cred);
+	}
 
-	cred->fsuid = GLOBAL_ROOT_UID;
-	old_cred = override_creds(cred);
-	ret = user_event_call_add_remove(user, visible);
-	revert_creds(old_cred);
-	put_cred(cred);
+	if (visible)
+		ret = trace_add_event_call(&user->call);
+	else
+		ret = trace_remove_event_call(&user->call);
+
+	if (cred) {
+		revert_creds(old_cred);
+		put_cred(cred);
+	}
 
 	return ret;
 }
@@ -1286,6 +1284,18 @@ static int user_event_destroy(struct user_event *user)
 
 	user_event_release_mem(user);
 	return 0;
+}
+
+/* Deletes an event nobody uses; a persistent one takes CAP_PERFMON */
+static int user_event_delete(struct user_event *user)
+{
+	if (!user_event_unreferenced(user))
+		return -EBUSY;
+
+	if (user_event_is_persist(user) && !perfmon_capable())
+		return -EPERM;
+
+	return user_event_destroy(user);
 }
 
 /* Destroys the unreferenced events; those still in use by the core wait */
@@ -3199,17 +3209,7 @@ static long user_events_ioctl_del(struct user_event_file_info *info,
 		if (strcmp(user->reg_name, name))
 			continue;
 
-		if (!user_event_unreferenced(user)) {
-			ret = -EBUSY;
-			break;
-		}
-
-		if (user_event_is_persist(user) && !perfmon_capable()) {
-			ret = -EPERM;
-			break;
-		}
-
-		ret = user_event_destroy(user);
+		ret = user_event_delete(user);
 		if (ret)
 			break;
 	}
@@ -3427,13 +3427,7 @@ static int user_event_free(struct dyn_event *ev)
 		return -ENOMEM;
 	}
 
-	if (!user_event_unreferenced(user))
-		return -EBUSY;
-
-	if (user_event_is_persist(user) && !perfmon_capable())
-		return -EPERM;
-
-	return user_event_destroy(user);
+	return user_event_delete(user);
 }
 
 /* Exact fields: a bare name only matches an event without fields */
