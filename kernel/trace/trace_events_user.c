@@ -1346,56 +1346,48 @@ static void user_event_perf(struct user_event *user,
 			    void *tpdata, bool *faulted);
 #endif
 
-/* A tracer attached or detached: follow it with the bits and references */
-static void user_event_tracer_changed(struct user_event *user, bool attached)
+/* Probe attach and detach: keep the enable bits and references in step */
+static int user_event_probe_reg(struct user_event *user, void *probe,
+				void *data, bool attach)
 {
-	if (attached)
+	int ret;
+
+	if (attach) {
+		ret = tracepoint_probe_register(&user->tp, probe, data);
+		if (ret)
+			return ret;
 		user_event_get_revive(user);
+	} else {
+		tracepoint_probe_unregister(&user->tp, probe, data);
+	}
 
 	user_event_update_status(user);
 	user_event_enabler_update(user);
 
-	if (!attached)
+	if (!attach)
 		user_event_put(user);
+
+	return 0;
 }
 
-/* Probe attach and detach: keep the enable bits and references in step */
 static int user_event_reg(struct trace_event_call *call,
 			  enum trace_reg type, void *data)
 {
 	struct user_event *user = call->data;
-	int ret = 0;
 
 	if (!user)
 		return -ENOENT;
 
 	switch (type) {
 	case TRACE_REG_REGISTER:
-		ret = tracepoint_probe_register(&user->tp, call->class->probe,
-						data);
-		if (!ret)
-			user_event_tracer_changed(user, true);
-		break;
-
 	case TRACE_REG_UNREGISTER:
-		tracepoint_probe_unregister(&user->tp, call->class->probe, data);
-		user_event_tracer_changed(user, false);
-		break;
-
+		return user_event_probe_reg(user, call->class->probe, data,
+					    type == TRACE_REG_REGISTER);
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
-		ret = tracepoint_probe_register(&user->tp,
-						call->class->perf_probe, call);
-		if (!ret)
-			user_event_tracer_changed(user, true);
-		break;
-
 	case TRACE_REG_PERF_UNREGISTER:
-		tracepoint_probe_unregister(&user->tp, call->class->perf_probe,
-					    call);
-		user_event_tracer_changed(user, false);
-		break;
-
+		return user_event_probe_reg(user, call->class->perf_probe, call,
+					    type == TRACE_REG_PERF_REGISTER);
 	case TRACE_REG_PERF_OPEN:
 	case TRACE_REG_PERF_CLOSE:
 	case TRACE_REG_PERF_ADD:
@@ -1404,7 +1396,7 @@ static int user_event_reg(struct trace_event_call *call,
 #endif
 	}
 
-	return ret;
+	return 0;
 }
 
 static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
@@ -2379,7 +2371,7 @@ static int user_event_enabler_create(struct user_reg *reg,
 	struct user_event_enabler *enabler;
 	unsigned long addr = reg->enable_addr;
 	int bit = reg->enable_bit;
-	bool compat = false;
+	bool compat = BITS_PER_LONG == 64 && reg->enable_size == 4;
 	int ret;
 
 	enabler = kmem_cache_zalloc(user_event_enabler_cache,
@@ -2391,12 +2383,8 @@ static int user_event_enabler_create(struct user_reg *reg,
 	enabler->event = user;
 	enabler->addr = addr;
 	enabler->values = bit;
-#if BITS_PER_LONG == 64
-	if (reg->enable_size == 4) {
+	if (compat)
 		set_bit(ENABLE_VAL_COMPAT_BIT, &enabler->values);
-		compat = true;
-	}
-#endif
 
 	ret = mutex_lock_killable(&uem->lock);
 	if (ret)
@@ -2977,8 +2965,7 @@ static int user_events_ref_reserve(struct user_event_file_info *info)
 	}
 
 	rcu_assign_pointer(info->refs, new_refs);
-	if (refs)
-		kfree_rcu(refs, rcu);
+	kfree_rcu(refs, rcu);
 
 	return new_refs->count;
 }
