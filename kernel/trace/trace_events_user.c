@@ -766,10 +766,7 @@ static int user_field_split(char **pos, char **tok, char **extra)
 	}
 }
 
-/**
- * user_fields_free - Free what user_fields_parse() allocated
- * @desc: Parsed fields, zeroed on return
- */
+/* Frees what user_fields_parse() allocated and zeroes @desc */
 static void user_fields_free(struct user_fields *desc)
 {
 	kfree(desc->fields);
@@ -958,14 +955,7 @@ static char *user_fields_sprint(const struct user_fields *desc,
 	return buf;
 }
 
-/**
- * user_fields_print_fmt - Print the "print fmt" of a field list
- * @desc: Parsed fields
- * @buf: Output buffer, may be NULL when @len is 0
- * @len: Size of @buf
- *
- * Return: the length of the whole string, as snprintf().
- */
+/* Prints the "print fmt" of a field list, as user_fields_canon() its form */
 static int user_fields_print_fmt(const struct user_fields *desc, char *buf,
 				 int len)
 {
