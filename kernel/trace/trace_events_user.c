@@ -1987,8 +1987,8 @@ static void user_event_enabler_update(struct user_event *user)
 			locked = user_event_mm_trylock(uem);
 		}
 
-		if (!locked || user_event_enabler_write(uem, enabler,
-							  FOLL_NOFAULT))
+		if (!locked ||
+		    user_event_enabler_write(uem, enabler, FOLL_NOFAULT))
 			user_event_enabler_mark(enabler);
 	}
 	if (locked)
