@@ -1932,8 +1932,10 @@ static void user_event_mm_unlock(struct user_event_mm *uem)
  * fork could not, because the process was busy or the page needed a
  * fault. It waits for nothing that a process controls, neither for its
  * locks nor for a fault (a FUSE server, a userfaultfd monitor): it tries
- * again later, with a growing delay, and after MAX_FAULT_ATTEMPTS runs in
- * a row that left bits dirty it leaves them until the next change.
+ * again later, with a growing delay. A busy process is tried for as long
+ * as it is busy; after MAX_FAULT_ATTEMPTS runs in a row that left bits
+ * dirty, a run that gets the locks leaves the bits it cannot write until
+ * the next change.
  */
 static void user_event_mm_work(struct work_struct *work)
 {
@@ -1941,26 +1943,29 @@ static void user_event_mm_work(struct work_struct *work)
 		container_of(to_delayed_work(work), struct user_event_mm,
 			     write_work);
 	/* Only this work and a new change, which restarts the count, write it */
-	unsigned int attempts = READ_ONCE(uem->attempts) + 1;
-	bool give_up = attempts > MAX_FAULT_ATTEMPTS, dirty = true;
+	unsigned int attempts = READ_ONCE(uem->attempts), next;
+	bool give_up = attempts >= MAX_FAULT_ATTEMPTS, dirty = true;
 
 	if (user_event_mm_trylock(uem)) {
 		dirty = !uem->dead && user_event_mm_write_dirty(uem, give_up);
 		user_event_mm_unlock(uem);
-	} else if (!atomic_read(&uem->mm->mm_users)) {
-		/* A process that is gone needs no bits */
-		return;
+	} else {
+		/* A process that is gone needs no bits, a busy one later */
+		if (!atomic_read(&uem->mm->mm_users))
+			return;
+		give_up = false;
 	}
 
 	/* Unless a change restarted the count meanwhile */
 	if (!dirty || give_up) {
-		cmpxchg(&uem->attempts, attempts - 1, 0);
+		cmpxchg(&uem->attempts, attempts, 0);
 		return;
 	}
 
-	cmpxchg(&uem->attempts, attempts - 1, attempts);
+	next = min(attempts + 1, MAX_FAULT_ATTEMPTS);
+	cmpxchg(&uem->attempts, attempts, next);
 	queue_delayed_work(system_unbound_wq, &uem->write_work,
-			   min_t(unsigned long, 1UL << attempts, HZ));
+			   min_t(unsigned long, 1UL << next, HZ));
 }
 
 /*
