@@ -297,7 +297,8 @@ TEST_F(records, removed_event_leaves_no_record)
 		}
 
 	if (!reused)
-		SKIP(return, "%s", "event ids are not reused yet in this boot: the KUnit suite user_events_ids wraps them");
+		SKIP(return, "%s",
+		     "event ids are not reused yet in this boot: the KUnit suite user_events_ids wraps them");
 
 	/*
 	 * The next event gets the lowest free id: the victim's, unless an
