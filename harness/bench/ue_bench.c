@@ -559,13 +559,17 @@ static void fanout_child(int ready, int go, int i)
 #define CROWD_PROCS	10
 #define CROWD_ENABLERS	1000
 
-/* A crowd process: CROWD_ENABLERS bits of ue_bench_o, then waits for EOF */
-static void crowd_child(int ready, int go, int i)
+/*
+ * A crowd process: drops the copy of the measured event's bit that fork
+ * gave it, registers CROWD_ENABLERS bits of ue_bench_o, waits for EOF
+ */
+static void crowd_child(int ready, int go, int i, uint32_t *inherited)
 {
 	static uint32_t words[CROWD_ENABLERS];
 	char c = 'r';
 	int fd = open_data(), j;
 
+	unreg_event(fd, inherited, 0);
 	for (j = 0; j < CROWD_ENABLERS; j++)
 		if (reg_event(fd, "ue_bench_o u32 v", &words[j], 0, NULL))
 			die("crowd %d: register ue_bench_o %d", i, j);
@@ -617,7 +621,7 @@ static void bench_fanout_crowd(void)
 		if (!pids[i]) {
 			close(ready[0]);
 			close(go[1]);
-			crowd_child(ready[1], go[0], i);
+			crowd_child(ready[1], go[0], i, &word);
 		}
 	}
 	close(ready[1]);
