@@ -90,6 +90,8 @@
 #define MAX_STATIC_STRING		1024
 #define MAX_FIELD_TOKENS		4
 #define MAX_FAULT_ATTEMPTS		10
+/* The worker tries a busy process at every tick for about a second */
+#define MAX_BUSY_TICKS			HZ
 
 /* Dynamic locations are 16-bit offsets: static fields end below that */
 #define MAX_STATIC_SIZE			65535
@@ -261,6 +263,8 @@ struct user_event {
  *	Nobody holds it while waiting for a fault of the process.
  * @write_work: Writes the bits marked dirty, faulting their pages in
  * @attempts: Runs of @write_work in a row that left bits dirty
+ * @busy: Runs of @write_work in a row that found @lock or the mmap_lock
+ *	taken
  * @count: Number of @enablers
  * @dead: No task uses @mm any more and the enablers are gone (@lock)
  */
@@ -270,6 +274,7 @@ struct user_event_mm {
 	struct mutex			lock;	/* see @lock above */
 	struct delayed_work		write_work;
 	unsigned int			attempts;
+	unsigned int			busy;
 	unsigned int			count;
 	bool				dead;
 };
@@ -1859,6 +1864,7 @@ static void user_event_enabler_mark(struct user_event_enabler *enabler)
 	set_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values);
 	/* A change of the event: the dirty bits get their attempts anew */
 	WRITE_ONCE(uem->attempts, 0);
+	WRITE_ONCE(uem->busy, 0);
 	mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
 }
 
@@ -1931,11 +1937,11 @@ static void user_event_mm_unlock(struct user_event_mm *uem)
  * The worker of a process: writes the bits that a status change or a
  * fork could not, because the process was busy or the page needed a
  * fault. It waits for nothing that a process controls, neither for its
- * locks nor for a fault (a FUSE server, a userfaultfd monitor): it tries
- * again later, with a growing delay. A busy process is tried for as long
- * as it is busy; after MAX_FAULT_ATTEMPTS runs in a row that left bits
- * dirty, a run that gets the locks leaves the bits it cannot write until
- * the next change.
+ * locks nor for a fault (a FUSE server, a userfaultfd monitor). A busy
+ * process is tried again at every tick for MAX_BUSY_TICKS, then once a
+ * second, for as long as it is busy. A fault is tried again with a
+ * growing delay, and after MAX_FAULT_ATTEMPTS runs in a row that left
+ * bits dirty the worker leaves them until the next change.
  */
 static void user_event_mm_work(struct work_struct *work)
 {
@@ -1943,29 +1949,33 @@ static void user_event_mm_work(struct work_struct *work)
 		container_of(to_delayed_work(work), struct user_event_mm,
 			     write_work);
 	/* Only this work and a new change, which restarts the count, write it */
-	unsigned int attempts = READ_ONCE(uem->attempts), next;
-	bool give_up = attempts >= MAX_FAULT_ATTEMPTS, dirty = true;
+	unsigned int attempts = READ_ONCE(uem->attempts) + 1;
+	unsigned int busy = READ_ONCE(uem->busy) + 1;
+	bool give_up = attempts > MAX_FAULT_ATTEMPTS, dirty;
 
-	if (user_event_mm_trylock(uem)) {
-		dirty = !uem->dead && user_event_mm_write_dirty(uem, give_up);
-		user_event_mm_unlock(uem);
-	} else {
-		/* A process that is gone needs no bits, a busy one later */
+	if (!user_event_mm_trylock(uem)) {
+		/* A process that is gone needs no bits */
 		if (!atomic_read(&uem->mm->mm_users))
 			return;
-		give_up = false;
-	}
-
-	/* Unless a change restarted the count meanwhile */
-	if (!dirty || give_up) {
-		cmpxchg(&uem->attempts, attempts, 0);
+		WRITE_ONCE(uem->busy, busy);
+		queue_delayed_work(system_unbound_wq, &uem->write_work,
+				   busy < MAX_BUSY_TICKS ? 1 : HZ);
 		return;
 	}
 
-	next = min(attempts + 1, MAX_FAULT_ATTEMPTS);
-	cmpxchg(&uem->attempts, attempts, next);
+	WRITE_ONCE(uem->busy, 0);
+	dirty = !uem->dead && user_event_mm_write_dirty(uem, give_up);
+	user_event_mm_unlock(uem);
+
+	/* Unless a change restarted the count meanwhile */
+	if (!dirty || give_up) {
+		cmpxchg(&uem->attempts, attempts - 1, 0);
+		return;
+	}
+
+	cmpxchg(&uem->attempts, attempts - 1, attempts);
 	queue_delayed_work(system_unbound_wq, &uem->write_work,
-			   min_t(unsigned long, 1UL << next, HZ));
+			   min_t(unsigned long, 1UL << attempts, HZ));
 }
 
 /*
