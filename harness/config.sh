@@ -3,10 +3,11 @@
 # Generate the .config of a flavour (debug|release|kcsan) into
 # build/obj-FLAVOUR.
 #
-# tinyconfig + guest.config + the kselftest config (+ debug.config or
-# kcsan.config), merged with merge_config.sh -m and completed with
-# olddefconfig in a scratch O= dir; the result replaces obj-FLAVOUR/.config
-# only when it differs, so an unchanged config never triggers a rebuild.
+# tinyconfig + guest.config + the kselftest config (+ debug.config,
+# release.config or kcsan.config), merged with merge_config.sh -m and
+# completed with olddefconfig in a scratch O= dir; the result replaces
+# obj-FLAVOUR/.config only when it differs, so an unchanged config never
+# triggers a rebuild.
 # Every requested value must land in the final .config.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +17,7 @@ frags=("$UE_REPO/harness/configs/guest.config"
        "$TREE/tools/testing/selftests/user_events/config")
 case $flavour in
 debug)   frags+=("$UE_REPO/harness/configs/debug.config") ;;
-release) ;;
+release) frags+=("$UE_REPO/harness/configs/release.config") ;;
 kcsan)   frags+=("$UE_REPO/harness/configs/kcsan.config") ;;
 *) die "unknown flavour $flavour" ;;
 esac
