@@ -1861,21 +1861,26 @@ static void user_event_enabler_mark(struct user_event_enabler *enabler)
 {
 	struct user_event_mm *uem = enabler->uem;
 
-	set_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values);
 	/* A change of the event: the dirty bits get their attempts anew */
 	WRITE_ONCE(uem->attempts, 0);
 	WRITE_ONCE(uem->busy, 0);
+	/* The reset before the bit: see user_event_mm_write_dirty() */
+	smp_mb__before_atomic();
+	set_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values);
 	mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
 }
 
 /*
  * Writes the bits marked dirty; the process's locks held. A bit whose
- * page is on its way stays dirty, unless @give_up: then, like a bit whose
- * address is not mapped writable, it is left as it is until the next
- * change of its event. Return: whether bits are still dirty.
+ * page is on its way stays dirty, unless the run found @attempts
+ * earlier runs in a row (MAX_FAULT_ATTEMPTS or more) and no change came
+ * since: then, like a bit whose address is not mapped writable, it is
+ * left as it is until the next change of its event. A change resets the
+ * count before it marks its bits, so a bit found marked is either one of
+ * those attempts or sees the reset. Return: whether bits are still dirty.
  */
 static bool user_event_mm_write_dirty(struct user_event_mm *uem,
-				      bool give_up)
+				      unsigned int attempts)
 {
 	struct user_event_enabler *enabler;
 	bool dirty = false;
@@ -1890,7 +1895,8 @@ static bool user_event_mm_write_dirty(struct user_event_mm *uem,
 		if (!ret)
 			continue;
 
-		if (ret == -EAGAIN && !give_up) {
+		if (ret == -EAGAIN && (attempts < MAX_FAULT_ATTEMPTS ||
+				       READ_ONCE(uem->attempts) != attempts)) {
 			set_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values);
 			dirty = true;
 			continue;
@@ -1957,14 +1963,15 @@ static void user_event_mm_work(struct work_struct *work)
 		/* A process that is gone needs no bits */
 		if (!atomic_read(&uem->mm->mm_users))
 			return;
-		WRITE_ONCE(uem->busy, busy);
+		/* Unless a change restarted the count meanwhile */
+		cmpxchg(&uem->busy, busy - 1, busy);
 		queue_delayed_work(system_unbound_wq, &uem->write_work,
 				   busy < MAX_BUSY_TICKS ? 1 : HZ);
 		return;
 	}
 
 	WRITE_ONCE(uem->busy, 0);
-	dirty = !uem->dead && user_event_mm_write_dirty(uem, give_up);
+	dirty = !uem->dead && user_event_mm_write_dirty(uem, attempts - 1);
 	user_event_mm_unlock(uem);
 
 	/* Unless a change restarted the count meanwhile */
