@@ -637,6 +637,30 @@ static void new_failed(struct __test_metadata *_metadata, struct fi_ctx *c)
 /* Index 0 and the 28 bytes of the event's fields (no string data) */
 static const int new_payload[8];
 
+/*
+ * The fields of EV_NEW_CMD in format file @path, each once, after the
+ * common header: a registration that absorbed a fault has all of them
+ */
+static void fi_check_fields(struct __test_metadata *_metadata,
+			    const char *path)
+{
+	static const char * const names[] = { "a", "b", "c" };
+	struct ue_format_field fields[32];
+	int n = ue_format_fields(path, fields, 32), i, j, found;
+
+	ASSERT_LT(0, n) TH_LOG("%s: cannot be read", path);
+	for (i = 0; i < 3; i++) {
+		found = 0;
+		for (j = 0; j < n; j++)
+			found += !fields[j].common &&
+				 !strcmp(fields[j].name, names[i]);
+		ASSERT_EQ(1, found) {
+			TH_LOG("%s: field %s listed %d times", path, names[i],
+			       found);
+		}
+	}
+}
+
 static void new_done(struct __test_metadata *_metadata, struct fi_ctx *c)
 {
 	char path[512];
@@ -644,6 +668,8 @@ static void new_done(struct __test_metadata *_metadata, struct fi_ctx *c)
 	ASSERT_EQ(0, c->index);
 	ASSERT_TRUE(ue_exists(ue_event_file(path, sizeof(path), EV_NEW,
 					    "enable")));
+	fi_check_fields(_metadata, ue_event_file(path, sizeof(path), EV_NEW,
+						 "format"));
 	/* Nobody traces it: the slot is there, the write has no reader */
 	ASSERT_EQ(-EBADF, fi_ret(write(c->fd, new_payload,
 				       sizeof(new_payload))));
