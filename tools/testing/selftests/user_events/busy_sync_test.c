@@ -10,8 +10,9 @@
  * another bit, toggles the event ROUNDS times, and checks that each
  * state reaches the word within the worker's bound (UE_FAULT_MS). It
  * reports how often the state was not there yet when the toggle
- * returned; with a thread that only registers, the toggle always writes
- * the bit itself (its locks are not held for long).
+ * returned: a toggle that meets a registration in progress, however
+ * short, leaves the bit to the worker too, since a tracer never waits
+ * for a process's lock.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -158,9 +159,11 @@ TEST_F_TIMEOUT(busy, bit_follows_the_toggle_while_busy, 900)
 		       ROUNDS, ue_now_ms() - start, self->ctx.loops, late_set,
 		       late_clear);
 	fflush(stdout);
+	/* A registration holds the lock for a moment: most toggles miss it */
 	if (variant->busy == BUSY_REGISTER) {
-		EXPECT_EQ(0, late_set + late_clear) {
-			TH_LOG("a registering thread delayed the bit");
+		EXPECT_GE(ROUNDS / 5, late_set + late_clear) {
+			TH_LOG("a registering thread delayed %d of %d toggles",
+			       late_set + late_clear, 2 * ROUNDS);
 		}
 	}
 }
