@@ -102,23 +102,6 @@ static void records_cleanup(void)
 }
 
 /* The offset of field @field in the format file of event @name, or -1 */
-static int field_offset(const char *name, const char *field)
-{
-	char path[512], key[128], *text, *at;
-	int offset = -1;
-
-	text = ue_read_file(ue_event_file(path, sizeof(path), name, "format"));
-	if (!text)
-		return -1;
-	snprintf(key, sizeof(key), " %s;\toffset:", field);
-	at = strstr(text, key);
-	if (at)
-		offset = atoi(at + strlen(key));
-	free(text);
-
-	return offset;
-}
-
 /*
  * Whether a removed event's id goes to the next event at once: the case
  * once the 16-bit id space has wrapped (the KUnit suite user_events_ids
@@ -214,7 +197,7 @@ TEST_F(records, removed_event_leaves_no_record)
 	bool persist = variant->removal != RM_AUTO_DELETE &&
 		       variant->removal != RM_REREGISTER;
 	int index, victim_id, id, a_off, i;
-	char why[256], name[64];
+	char why[256], name[64], path[512];
 	bool reused = ids_reused();
 	__u32 loc;
 
@@ -228,7 +211,8 @@ TEST_F(records, removed_event_leaves_no_record)
 	 * Field a of the victim is where the successor has its location
 	 * word: pointing at field b, it decodes b as the string "OLD".
 	 */
-	a_off = field_offset(VICTIM, "a");
+	ue_event_file(path, sizeof(path), VICTIM, "format");
+	a_off = ue_format_offset(path, "a", NULL);
 	ASSERT_LT(0, a_off);
 	loc = (sizeof(__u32) << 16) | (a_off + sizeof(__u32));
 

@@ -85,27 +85,12 @@ static bool ids_reused(void)
 	return first > 0 && again == first;
 }
 
-static int field_offset(const char *name, const char *field)
-{
-	char path[512], key[128], *text, *at;
-	int offset = -1;
-
-	text = ue_read_file(ue_event_file(path, sizeof(path), name, "format"));
-	if (!text)
-		return -1;
-	snprintf(key, sizeof(key), " %s;\toffset:", field);
-	at = strstr(text, key);
-	if (at)
-		offset = atoi(at + strlen(key));
-	free(text);
-
-	return offset;
-}
-
 /* The location word that makes the successor read field b as a string */
 static __u32 victim_loc(void)
 {
-	int a_off = field_offset(VICTIM, "a");
+	char path[512];
+	int a_off = ue_format_offset(ue_event_file(path, sizeof(path), VICTIM,
+						"format"), "a", NULL);
 
 	if (a_off < 0)
 		return 0;
