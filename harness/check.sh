@@ -555,8 +555,8 @@ deb_boot()
 		{ unlock; result fail "boot-$step" "(userspace build failed)"; return; }
 	script=test.sh
 	[[ $cfg == rt-* ]] && script=rt.sh
-	"$UE_REPO/harness/vm.sh" "check-$step" "$UE_REPO/harness/guest/$script" "$res" \
-		UE_SKIP_KMEMLEAK=1 >"$C/boot-$step.log" 2>&1
+	UE_PCI_ACPI=1 "$UE_REPO/harness/vm.sh" "check-$step" "$UE_REPO/harness/guest/$script" \
+		"$res" UE_SKIP_KMEMLEAK=1 >"$C/boot-$step.log" 2>&1
 	local extra=()
 	[ -f "$res/rt.tap" ] && extra=("$res/rt.tap")
 	UE_RESULT_PREFIX="$step: " "$UE_REPO/harness/results.sh" "$res" "${extra[@]}" \

@@ -39,6 +39,8 @@ mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 ln -sf /proc/self/fd /dev/fd	# bash process substitution
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug
+# Where a distribution lists its security modules (kernels with SECURITY)
+[ -d /sys/kernel/security ] && mount -t securityfs securityfs /sys/kernel/security
 mount -t 9p -o trans=virtio,version=9p2000.L results $UE_RESULTS
 # Where the host build puts things (same paths in the guest)
 export UE_SAMPLE=$UE_B/samples/example UE_SAMPLE32=$UE_B/samples32/example

@@ -43,6 +43,8 @@
 
 #define FI_DEBUGFS	"/sys/kernel/debug"
 #define FI_NTH		"/proc/thread-self/fail-nth"
+#define FI_RECORD_CMD	TRACEFS_DIR "/options/record-cmd"
+#define FI_LSM		"/sys/kernel/security/lsm"
 /* More sites than any of these calls reaches: the sweep must end */
 #define FI_MAX_SITES	5000
 
@@ -376,6 +378,7 @@ static const char *fi_snap_diff(const struct fi_snap *a,
 /* What one sweep works with */
 struct fi_ctx {
 	int nth;		/* fail-nth of this thread */
+	char *record_cmd;	/* options/record-cmd to restore, or NULL */
 	int *w;			/* the enable words, one page */
 	int fd;			/* user_events_data, per attempt */
 	int hold_fd;		/* user_events_data, per sweep */
@@ -1258,6 +1261,10 @@ FIXTURE_TEARDOWN(fi) {
 	}
 	if (self->armed)
 		fi_knobs_restore();
+	if (c->record_cmd) {
+		ue_write_str(FI_RECORD_CMD, c->record_cmd, 0);
+		free(c->record_cmd);
+	}
 	if (c->perf_fd >= 0)
 		close(c->perf_fd);
 	if (c->fd >= 0)
@@ -1357,9 +1364,18 @@ TEST_F_TIMEOUT(fi, status_read, 300) {
 	fi_drop_hold(_metadata, c, EV_FT);
 }
 
+/*
+ * Enabling the first event also starts the core's recording of task
+ * names (options/record-cmd), whose failed sched probe registration 6.1
+ * ignores and then unregisters with a WARN: not this test's subject, so
+ * the sweeps run with record-cmd off.
+ */
 TEST_F_TIMEOUT(fi, ftrace_enable_disable, 300) {
 	struct fi_ctx *c = &self->c;
 
+	c->record_cmd = ue_read_file(FI_RECORD_CMD);
+	ASSERT_NE(NULL, c->record_cmd);
+	ASSERT_EQ(0, ue_write_str(FI_RECORD_CMD, "0", 0));
 	ASSERT_EQ(0, ue_reg_fd(c->hold_fd, EV_FT_CMD, &c->w[W_FT], 0, 4, 0,
 			       NULL));
 	fi_sweep(_metadata, c, &op_ft_enable);
@@ -1817,6 +1833,17 @@ static int exec_once(struct fi_shared *sh, const char *exe, int *words, int n,
 	}
 }
 
+/* Whether securityfs lists TOMOYO among the active security modules */
+static bool fi_tomoyo_active(void)
+{
+	char *lsm = ue_read_file(FI_LSM);
+	bool active = lsm && strstr(lsm, "tomoyo");
+
+	free(lsm);
+
+	return active;
+}
+
 TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	struct fi_ctx *c = &self->c;
 	struct fi_shared *sh = fi_shared_page();
@@ -1828,6 +1855,9 @@ TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	ssize_t len;
 
 	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)sh);
+	if (fi_tomoyo_active())
+		SKIP(return,
+		     "TOMOYO is active: without a loaded policy it panics on any failed allocation in execve() (tomoyo_warn_oom)");
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	ASSERT_LT(0, len);
 	exe[len] = '\0';
