@@ -484,18 +484,12 @@ static const char * const user_event_reserved_names[] = {
 	".", "..", "enable", "filter",
 };
 
-/**
- * user_event_name_check - Check the name of an event
- * @name: The name
- * @err: Where and why it is refused, may be NULL
- *
+/*
  * A name becomes a tracefs directory of the event's system and the key of
  * dynamic_events commands: it must be one path component that neither
  * the shell-like parsing of those commands nor the system directory
  * takes for something else. No text flags exist: "name:anything" is
- * always refused.
- *
- * Return: 0 or -EINVAL.
+ * always refused. Return: 0 or -EINVAL, with @err (may be NULL) set.
  */
 static int user_event_name_check(const char *name, struct user_event_err *err)
 {
@@ -767,17 +761,12 @@ static void user_fields_free(struct user_fields *desc)
 	memset(desc, 0, sizeof(*desc));
 }
 
-/**
- * user_fields_parse - Parse the field list of a command
- * @args: "field;field...", may be NULL or empty
- * @desc: Output, to be released with user_fields_free()
- * @err: Where in @args and why the list is refused, may be NULL
- *
- * Any run of spaces or tabs separates tokens, a ';' separates fields and
- * empty fields are ignored. Fields are packed after the common header;
- * their static sizes must add up to a payload that some tracer can record.
- *
- * Return: 0, -EINVAL for a syntax or type error, or -ENOMEM.
+/*
+ * Parses "field;field..." (or NULL) into @desc, which user_fields_free()
+ * releases. Any run of spaces or tabs separates tokens, a ';' separates
+ * fields and empty fields are ignored. Fields are packed after the common
+ * header; their static sizes must add up to a payload that some tracer
+ * can record. Return: 0, -ENOMEM, or -EINVAL with @err (may be NULL) set.
  */
 static int user_fields_parse(const char *args, struct user_fields *desc, struct user_event_err *err)
 {
@@ -867,17 +856,12 @@ static __always_inline int user_fields_cat(char *buf, int len, int pos, const ch
 	return pos + n;
 }
 
-/**
- * user_fields_canon - Print the canonical form of a field list
- * @desc: Parsed fields
- * @buf: Output buffer, may be NULL when @len is 0
- * @len: Size of @buf
- *
- * The canonical form is "TYPE NAME[ SIZE]" per field, joined by "; ". It
- * is what dynamic_events shows and what matching compares, so that every
- * spelling of the same fields matches.
- *
- * Return: the length of the whole form, as snprintf().
+/*
+ * Prints the canonical form of a field list into @buf (NULL when @len is
+ * 0) and returns its whole length, as snprintf(). The form is "TYPE
+ * NAME[ SIZE]" per field, joined by "; ": what dynamic_events shows and
+ * what matching compares, so that every spelling of the same fields
+ * matches.
  */
 static int user_fields_canon(const struct user_fields *desc, char *buf, int len)
 {
@@ -1050,10 +1034,7 @@ static void user_event_get_revive(struct user_event *user)
 	spin_unlock(&user_event_pending_lock);
 }
 
-/**
- * user_event_put - Drop a reference of an event
- * @user: The event
- *
+/*
  * The last reference of a non-persistent event keeps the count at 1 and
  * puts the event on the pending list, from which a work item destroys it
  * (or a tracer revives it). The put itself needs no mutex: it happens in
@@ -1215,13 +1196,10 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
 	return ret;
 }
 
-/**
- * user_event_destroy - Remove an unreferenced event
- * @user: The event
- *
- * Context: event_mutex held.
- * Return: 0, or -EBUSY while another event or a tracer of the core holds
- * the event call (a trigger, an eprobe, a histogram variable).
+/*
+ * Removes an unreferenced event; event_mutex held. Return: 0, or -EBUSY
+ * while another event or a tracer of the core holds the event call (a
+ * trigger, an eprobe, a histogram variable).
  */
 static int user_event_destroy(struct user_event *user)
 {
@@ -1480,19 +1458,11 @@ static void user_event_set_strings(struct user_event *user, char *p,
 	user->call.print_fmt = p;
 }
 
-/**
- * user_event_new - Create an event
- * @group: Group of the event
- * @name: Register name, validated
- * @desc: Parsed fields, moved into the event on success
- * @flags: USER_EVENT_REG_* flags
- * @key: user_event_key() of @name
- * @newuser: Output, with one reference for the caller
- * @err: Where and why the name is refused
- *
- * Context: event_mutex held.
- * Return: 0, -EINVAL when "name.id" of a multi-format event is too long
- * (see @err), -EMFILE over kernel.user_events_max, or another errno.
+/*
+ * Creates an event of a validated @name, with one reference for the
+ * caller; @desc moves into it on success. event_mutex held. Return: 0,
+ * -EINVAL when "name.id" of a multi-format event is too long (see @err),
+ * -EMFILE over kernel.user_events_max, or another errno.
  */
 static int user_event_new(struct user_event_group *group, const char *name,
 			  struct user_fields *desc, u16 flags, u32 key,
@@ -1586,20 +1556,12 @@ static void user_event_log_err(const char *log_cmd, const char *parsed,
 			err->type, (parsed - log_cmd) + err->pos);
 }
 
-/**
- * user_event_find_or_create - Look up an event by command, or create it
- * @group: Group of the event
- * @cmd: "name[ field[;field]...]", not modified
- * @log_cmd: What error_log shows for a refused command; it ends with @cmd
- * @flags: USER_EVENT_REG_* flags
- * @out: Output, with one reference for the caller
- * @created: Output, true when the event is new (may be NULL)
- *
- * The same name and fields reuse the event. Different fields give
+/*
+ * Looks up the event of @cmd, "name[ field[;field]...]", or creates it
+ * (then *@created, if given, becomes true), with one reference for the
+ * caller. The same name and fields reuse the event. Different fields give
  * -EADDRINUSE for single-format events and a new event for multi-format
- * ones.
- *
- * Return: 0 or a negative errno.
+ * ones. error_log shows @log_cmd, which ends with @cmd, for an error.
  */
 static int user_event_find_or_create(struct user_event_group *group,
 				     const char *cmd, const char *log_cmd,
@@ -2321,18 +2283,12 @@ static int user_event_fault_in_current(unsigned long addr)
 	return ret;
 }
 
-/**
- * user_event_enabler_create - Add a registered bit to the caller
- * @reg: The validated registration
- * @user: The event; the enabler takes over the caller's reference
- * @uem: The calling process
- * @fault_addr: Output, the address to fault in on -EAGAIN
- *
- * The current state is written at once, without faulting: a bit whose
- * page needs a fault gives -EAGAIN, and the caller faults it in with no
- * lock held and tries again.
- *
- * Return: 0, -EAGAIN, -EADDRINUSE, -ENOSPC, -ENOMEM or -EINTR.
+/*
+ * Adds the bit of a validated registration to the calling process; the
+ * enabler takes over the caller's reference of @user. The current state
+ * is written at once, without faulting: a bit whose page needs a fault
+ * gives -EAGAIN with *@fault_addr, which the caller faults in with no lock
+ * held before it tries again. Or -EADDRINUSE, -ENOSPC, -ENOMEM, -EINTR.
  */
 static int user_event_enabler_create(struct user_reg *reg,
 				     struct user_event *user,
@@ -2436,17 +2392,11 @@ unlock:
 	return ret;
 }
 
-/**
- * user_event_enabler_remove - Unregister a bit of the calling process
- * @uem: The calling process
- * @addr: The address given at registration
- * @bit: The bit given at registration
- *
- * The bit is cleared, since nothing updates it any more, and the
- * enabler's event reference goes at once.
- *
+/*
+ * Unregisters a bit of the calling process and clears it, since nothing
+ * updates it any more; the enabler's event reference goes at once.
  * Return: 0, -ENOENT when no such bit is registered, -EINTR, or -EFAULT
- * when the bit cannot be cleared: the bit is unregistered anyway.
+ * when the bit cannot be cleared: it is unregistered anyway.
  */
 static int user_event_enabler_remove(struct user_event_mm *uem, unsigned long addr, int bit)
 {
