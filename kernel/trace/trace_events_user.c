@@ -80,9 +80,7 @@
 #include "trace_dynevent.h"
 #include "trace_output.h"
 
-/* ------------------------------------------------------------------ */
-/* Types and limits                                                    */
-/* ------------------------------------------------------------------ */
+/* ---- Types and limits ---- */
 
 #define USER_EVENTS_HASH_BITS		8
 #define MAX_EVENT_DESC			512
@@ -403,9 +401,7 @@ static struct dyn_event_operations user_event_dops = {
 	.match		= user_event_match,
 };
 
-/* ------------------------------------------------------------------ */
-/* Command parsing and canonical matching                              */
-/* ------------------------------------------------------------------ */
+/* ---- Command parsing and canonical matching ---- */
 
 /*
  * These helpers are pure: they work on a struct user_fields and touch no
@@ -993,9 +989,7 @@ static char *user_fields_argv_canon(int argc, const char * const *argv)
 	return canon ?: ERR_PTR(-ENOMEM);
 }
 
-/* ------------------------------------------------------------------ */
-/* Event lifetime: create, find, get/put, auto-delete, destroy         */
-/* ------------------------------------------------------------------ */
+/* ---- Event lifetime: create, find, get/put, auto-delete, destroy ---- */
 
 static bool user_event_is_persist(struct user_event *user)
 {
@@ -1687,9 +1681,7 @@ static void user_event_put_undo(struct user_event *user, bool created)
 	user_event_put(user);
 }
 
-/* ------------------------------------------------------------------ */
-/* Enablers: per-process bit lists, bit writes, faults, fork and exit  */
-/* ------------------------------------------------------------------ */
+/* ---- Enablers: per-process bit lists, bit writes, faults, fork and exit ---- */
 
 static int user_event_enabler_bit(struct user_event_enabler *enabler)
 {
@@ -2422,9 +2414,7 @@ static int user_event_enabler_remove(struct user_event_mm *uem, unsigned long ad
 	return ret;
 }
 
-/* ------------------------------------------------------------------ */
-/* The write path: ftrace and perf                                     */
-/* ------------------------------------------------------------------ */
+/* ---- The write path: ftrace and perf ---- */
 
 /**
  * struct user_event_payload - What a write gives the probes to record
@@ -2702,9 +2692,7 @@ static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 	return user_events_write_core(file, idx, &data);
 }
 
-/* ------------------------------------------------------------------ */
-/* Decoded text output                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- Decoded text output ---- */
 
 static void user_event_print_hex(struct trace_seq *s, const u8 *data, u32 size)
 {
@@ -2813,9 +2801,7 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 	return trace_handle_return(s);
 }
 
-/* ------------------------------------------------------------------ */
-/* ioctls and file operations                                          */
-/* ------------------------------------------------------------------ */
+/* ---- ioctls and file operations ---- */
 
 static struct user_event_refs *
 user_events_refs(struct user_event_file_info *info)
@@ -3242,9 +3228,7 @@ static const struct file_operations user_data_fops = {
 	.release	= user_events_release,
 };
 
-/* ------------------------------------------------------------------ */
-/* dynamic_events: u:NAME fields                                       */
-/* ------------------------------------------------------------------ */
+/* ---- dynamic_events: u:NAME fields ---- */
 
 static struct user_event *to_user_event(struct dyn_event *ev)
 {
@@ -3337,9 +3321,7 @@ static bool user_event_match(const char *system, const char *event,
 	return match;
 }
 
-/* ------------------------------------------------------------------ */
-/* user_events_status                                                  */
-/* ------------------------------------------------------------------ */
+/* ---- user_events_status ---- */
 
 static int user_event_cmp_name(const void *a, const void *b)
 {
@@ -3417,9 +3399,7 @@ static const struct file_operations user_status_fops = {
 	.release	= single_release,
 };
 
-/* ------------------------------------------------------------------ */
-/* sysctl and init                                                     */
-/* ------------------------------------------------------------------ */
+/* ---- sysctl and init ---- */
 
 static int set_max_user_events_sysctl(struct ctl_table *table, int write,
 				      void *buffer, size_t *lenp,
