@@ -2,14 +2,16 @@
 /*
  * User-space trace events (user_events).
  *
- * A process describes an event with a command "name field;field..." and
- * registers it with DIAG_IOCSREG on tracefs user_events_data, together
- * with a user address and a bit number. The event becomes a dynamic trace
- * event under events/user_events/ (or events/user_events_multi/ for
- * multi-format events). While a tracer (ftrace, perf) is attached, the
- * kernel keeps the bit set in the memory of every process that registered
- * it, so that the process emits the event, with write() on the same file,
- * only when somebody listens.
+ * A command "name field;field..." describes an event, which becomes a
+ * dynamic trace event under events/user_events/ (or
+ * events/user_events_multi/ for multi-format events). dynamic_events
+ * creates persistent ones with "u:name field;field...".
+ *
+ * A process registers an event with DIAG_IOCSREG on tracefs
+ * user_events_data, together with a user address and a bit number. While
+ * a tracer (ftrace, perf) is attached, the kernel keeps the bit set in the
+ * memory of every process that registered it, so that the process emits
+ * the event, with write() on the same file, only when somebody listens.
  *
  * Enable bits belong to a process (its mm): every thread shares them,
  * fork() copies them, execve() and the exit of the process drop them.
@@ -38,10 +40,11 @@
  *     enablers; a trylock under event_mutex.
  *   user_event.enablers_lock (per event): the enablers of the event, in
  *     every process; what a status change walks.
- *   user_event_enabler_table_lock and user_event_pending_lock (spinlocks,
- *     never taken from interrupts): the enabler hash, and the unreferenced
- *     events awaiting destruction. The final put of an event takes only
- *     the last one, so it can happen anywhere.
+ *   user_event_enabler_table_lock (spinlock, no interrupt takes it): the
+ *     enabler hash.
+ *   user_event_pending_lock (spinlock, no interrupt takes it): the
+ *     unreferenced events awaiting destruction. The final put of an event
+ *     takes only this lock, so it can happen anywhere.
  * RCU-sched protects the per-fd index array and the tracepoint probes on
  * the write path.
  */
@@ -1278,7 +1281,6 @@ static void user_event_reap(struct work_struct *work)
 	mutex_unlock(&event_mutex);
 }
 
-static void user_event_update_status(struct user_event *user);
 static void user_event_enabler_update(struct user_event *user);
 struct user_event_payload;
 static void user_event_ftrace(struct user_event *user,
@@ -1289,6 +1291,36 @@ static void user_event_perf(struct user_event *user,
 			    const struct user_event_payload *data,
 			    void *tpdata, bool *faulted);
 #endif
+
+/* The status is what is attached to the tracepoint right now */
+static void user_event_update_status(struct user_event *user)
+{
+	struct tracepoint_func *probe_func_ptr;
+	struct tracepoint *tp = &user->tp;
+	u8 status = 0;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (static_key_enabled(&tp->key)) {
+		rcu_read_lock_sched();
+		probe_func_ptr = rcu_dereference_sched(tp->funcs);
+		if (probe_func_ptr) {
+			do {
+				if (probe_func_ptr->func == user_event_ftrace)
+					status |= EVENT_STATUS_FTRACE;
+#ifdef CONFIG_PERF_EVENTS
+				else if (probe_func_ptr->func == user_event_perf)
+					status |= EVENT_STATUS_PERF;
+#endif
+				else
+					status |= EVENT_STATUS_OTHER;
+			} while ((++probe_func_ptr)->func);
+		}
+		rcu_read_unlock_sched();
+	}
+
+	WRITE_ONCE(user->status, status);
+}
 
 /* Probe attach and detach: keep the enable bits and references in step */
 static int user_event_probe_reg(struct user_event *user, void *probe, void *data, bool attach)
@@ -1430,11 +1462,13 @@ static size_t user_event_strings_len(const struct user_fields *desc,
 	return len->name + len->tp + len->args + len->fmt;
 }
 
-/* Writes the strings of an event at @p, which has room for them */
-static void user_event_set_strings(struct user_event *user, char *p,
+/* Writes the strings of an event at @mem, which has room for them */
+static void user_event_set_strings(struct user_event *user, void *mem,
 				   const char *name, u64 multi_id,
 				   const struct user_event_strlen *len)
 {
+	char *p = mem;
+
 	user->reg_name = memcpy(p, name, len->name);
 	user->tp.name = user->reg_name;
 	p += len->name;
@@ -1468,7 +1502,6 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	struct user_event *user;
 	size_t size;
 	u64 multi_id = 0;
-	void *end;
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
@@ -1505,8 +1538,8 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	user->desc = *desc;
 	memset(desc, 0, sizeof(*desc));
 
-	end = user_event_build_validators(user, user + 1);
-	user_event_set_strings(user, end, name, multi_id, &len);
+	user_event_set_strings(user, user_event_build_validators(user, user + 1),
+			       name, multi_id, &len);
 
 	ret = user_event_register(user);
 	if (ret)
@@ -1628,13 +1661,15 @@ static int user_event_find_or_create(struct user_event_group *group,
 			break;
 		}
 
-		if (!multi) {
-			ret = -EADDRINUSE;
-			err.type = USER_EVENT_ERR_FIELDS_DIFFER;
-			err.pos = 0;
-			user_event_log_err(log_cmd, args, &err);
-			break;
-		}
+		/* A multi-format event with other fields is another event */
+		if (multi)
+			continue;
+
+		ret = -EADDRINUSE;
+		err.type = USER_EVENT_ERR_FIELDS_DIFFER;
+		err.pos = 0;
+		user_event_log_err(log_cmd, args, &err);
+		break;
 	}
 
 	if (ret == -ENOENT) {
@@ -1935,36 +1970,6 @@ static void user_event_enabler_update(struct user_event *user)
 	if (locked)
 		user_event_mm_unlock(uem);
 	mutex_unlock(&user->enablers_lock);
-}
-
-/* The status is what is attached to the tracepoint right now */
-static void user_event_update_status(struct user_event *user)
-{
-	struct tracepoint_func *probe_func_ptr;
-	struct tracepoint *tp = &user->tp;
-	u8 status = 0;
-
-	lockdep_assert_held(&event_mutex);
-
-	if (static_key_enabled(&tp->key)) {
-		rcu_read_lock_sched();
-		probe_func_ptr = rcu_dereference_sched(tp->funcs);
-		if (probe_func_ptr) {
-			do {
-				if (probe_func_ptr->func == user_event_ftrace)
-					status |= EVENT_STATUS_FTRACE;
-#ifdef CONFIG_PERF_EVENTS
-				else if (probe_func_ptr->func == user_event_perf)
-					status |= EVENT_STATUS_PERF;
-#endif
-				else
-					status |= EVENT_STATUS_OTHER;
-			} while ((++probe_func_ptr)->func);
-		}
-		rcu_read_unlock_sched();
-	}
-
-	WRITE_ONCE(user->status, status);
 }
 
 static unsigned long user_event_enabler_key(struct user_event_mm *uem, unsigned long addr, int bit)
@@ -2973,17 +2978,17 @@ static long user_events_reg_locked(struct user_event_file_info *info,
 		user_event_get(user);
 
 	ret = user_event_enabler_create(reg, user, uem, fault_addr);
-	if (ret) {
-		/* Not the last: the lookup reference is still ours */
-		if (idx < 0)
-			user_event_put(user);
-		goto undo;
-	}
+	if (ret)
+		goto undo_slot;
 
 	if (idx < 0)
 		user_events_ref_add(info, user);
 
 	return 0;
+undo_slot:
+	/* Not the last: the lookup reference is still ours */
+	if (idx < 0)
+		user_event_put(user);
 undo:
 	user_event_put_undo(user, created);
 	return ret;
@@ -3146,10 +3151,10 @@ static long user_events_ioctl_common(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case DIAG_IOCSREG:
 		return user_events_ioctl_reg(info, uarg, compat);
-	case DIAG_IOCSDEL:
-		return user_events_ioctl_del(info, uarg);
-	default:
+	case DIAG_IOCSUNREG:
 		return user_events_ioctl_unreg(uarg, compat);
+	default:
+		return user_events_ioctl_del(info, uarg);
 	}
 }
 
