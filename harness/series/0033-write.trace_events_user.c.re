@@ -1,47 +1,48 @@
-# What 0033-write adds to kernel/trace/trace_events_user.c (the write path: the write index, write()/writev(), the ftrace probe, the validators):
-# the row before it in patches/series removes these matches from the
+# What 0033-write adds to kernel/trace/trace_events_user.c:
+# the write path: the write index, write()/writev(), the ftrace probe, the validators.
+# The row before it in patches/series removes these matches from the
 # file, one Python regex a line (re.M), applied in order.
-^\x20\*\x20RCU\-sched\x20protects\x20the\x20per\-fd\x20index\x20array\x20and\x20the\x20tracepoint\x20probes\x20on\n\x20\*\x20the\x20write\x20path\.\n
-^\#include\x20<linux/uio\.h>\n
-(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct\x20user_event_validator\x20\{\n[\s\S]*?^\};\n\n
-^\x20\*\x20@validators:\x20Checks\x20of\x20the\x20dynamic\x20locations,\x20in\x20field\x20order\n
-^\x20\*\x20@nr_validators:\x20Number\x20of\x20@validators\n
-validators\x20and\x20the\x20
-^\tstruct\x20user_event_validator\t\*validators;\n
+^ \* RCU-sched protects the per-fd index array and the tracepoint probes on\n \* the write path\.\n
+^#include <linux/uio\.h>\n
+(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct user_event_validator \{\n[\s\S]*?^\};\n\n
+^ \* @validators: Checks of the dynamic locations, in field order\n
+^ \* @nr_validators: Number of @validators\n
+validators and the\x20
+^\tstruct user_event_validator\t\*validators;\n
 ^\tint\t\t\t\tnr_validators;\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_field_is_dynamic\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_fields_nr_validators\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_build_validators\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
-\x20\+\x20user_fields_nr_validators\(desc\)\x20\*\n\t\t\t\tsizeof\(struct\x20user_event_validator\)
+ \+ user_fields_nr_validators\(desc\) \*\n\t\t\t\tsizeof\(struct user_event_validator\)
 user_event_build_validators\(user,\x20
-(?<=user\x20\+\x201)\)(?=,\n)
-(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct\x20user_event_payload\x20\{\n[\s\S]*?^\};\n\n
+(?<=user \+ 1)\)(?=,\n)
+(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct user_event_payload \{\n[\s\S]*?^\};\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\bcopy_payload_iter\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\bcopy_payload\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_validate\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
-(?<=void\x20\*tpdata,\x20bool\x20\*faulted\)\n\{\n)[\s\S]*?(?=^\}\n)
-(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct\x20user_event_refs\x20\{\n[\s\S]*?^\};\n\n
-^\x20\*\x20@refs:\x20Registered\x20events,\x20NULL\x20before\x20the\x20first\x20registration\n
-^\tstruct\x20user_event_refs\x20__rcu\t\*refs;\n
+(?<=void \*tpdata, bool \*faulted\)\n\{\n)[\s\S]*?(?=^\}\n)
+(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct user_event_refs \{\n[\s\S]*?^\};\n\n
+^ \* @refs: Registered events, NULL before the first registration\n
+^\tstruct user_event_refs __rcu\t\*refs;\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_too_big\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_probes\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_fault_in\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_write_core\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_write_iter\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_write\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
-^\t\.write\t\t=\x20user_events_write,\n
-^\t\.write_iter\t=\x20user_events_write_iter,\n
+^\t\.write\t\t= user_events_write,\n
+^\t\.write_iter\t= user_events_write_iter,\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_refs\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_ref_find\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_ref_reserve\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_ref_add\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
-^\t\t\t\t\x20\x20\x20struct\x20user_reg\x20__user\x20\*ureg,\n
-(?<=user_events_reg_locked\(info,\x20)ureg,\x20
-^\tu32\x20index;\n
-^\tint\x20idx;\n
-^\t/\*\x20A\x20new\x20event\x20is\x20in\x20no\x20fd\x20yet[\s\S]*?\tif\x20\(idx\x20<\x200\)\n\t\tuser_event_get\(user\);\n\n
-(?<=goto\x20undo)_slot
-\tif\x20\(idx\x20<\x200\)\n\t\tuser_events_ref_add\(info,\x20user\);\n\n
+^\t\t\t\t   struct user_reg __user \*ureg,\n
+(?<=user_events_reg_locked\(info, )ureg,\x20
+^\tu32 index;\n
+^\tint idx;\n
+^\t/\* A new event is in no fd yet[\s\S]*?\tif \(idx < 0\)\n\t\tuser_event_get\(user\);\n\n
+(?<=goto undo)_slot
+\tif \(idx < 0\)\n\t\tuser_events_ref_add\(info, user\);\n\n
 ^undo_slot:\n[\s\S]*?(?=^undo:\n)
-^\tstruct\x20user_event_refs\x20\*refs;\n\tu32\x20i;\n
-^\t/\*\x20The\x20last\x20reference\x20of\x20the\x20file[\s\S]*?\tkfree\(refs\);\n
+^\tstruct user_event_refs \*refs;\n\tu32 i;\n
+^\t/\* The last reference of the file[\s\S]*?\tkfree\(refs\);\n
