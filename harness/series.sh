@@ -404,17 +404,27 @@ stage_file()
 }
 
 # partial FILE REGEX...: FILE's final content without every match of each
-# REGEX (each must match)
+# REGEX, in order (each must match).  A REGEX "@NAME" stands for the
+# regexes of harness/series/NAME, one a line ('#' lines and empty lines
+# left out).
 partial()
 {
-	python3 - "$@" <<'PY'
+	python3 - "$msgs" "$@" <<'PY'
 import re, sys
-f, pats = sys.argv[1], sys.argv[2:]
+d, f, pats = sys.argv[1], sys.argv[2], sys.argv[3:]
 s = open(f).read()
 for p in pats:
-    s, n = re.subn(p, '', s, flags=re.M)
-    if not n:
-        sys.exit("-%s removes nothing from %s" % (p, f))
+    if p.startswith('@'):
+        name = p[1:]
+        lines = [(n, l) for n, l in enumerate(open('%s/%s' % (d, name)).read().split('\n'), 1)
+                 if l.strip() and not l.startswith('#')]
+    else:
+        lines = [(0, p)]
+    for n, r in lines:
+        s, k = re.subn(r, '', s, flags=re.M)
+        if not k:
+            at = ' (harness/series/%s:%d)' % (p[1:], n) if n else ''
+            sys.exit("-%s%s removes nothing from %s" % (r, at, f))
 sys.stdout.write(s)
 PY
 }
@@ -459,11 +469,18 @@ for c in "${commits[@]}"; do
 	done
 	while IFS=$'\t' read -r kind commit item filters; do
 		[ "$kind" = partial ] && [ "$commit" = "$c" ] || continue
-		read -r -a res <<< "$filters"
-		if partial "$FIN/$item" "${res[@]}" > "$B/series.partial"; then
+		# the version of the next partial row of the file (the final
+		# content after the last one) without what this row removes:
+		# the filters of this and every later partial row, the last
+		# row's first
+		chain=$(awk -F'\t' -v c="$commit" -v f="$item" \
+			'$1 == "partial" && $3 == f && $2 == c { on = 1 }
+			 on && $1 == "partial" && $3 == f { print $4 }' <<< "$rows" | tac | tr '\n' ' ')
+		read -r -a res <<< "$chain"
+		if partial "$FIN/$item" "${res[@]}" > "$B/series.partial" 2> "$B/series.partial.err"; then
 			stage_file "$item" "$B/series.partial"
 		else
-			errs+=("$c $item: a filter removes nothing")
+			errs+=("$c $item: $(tail -n1 "$B/series.partial.err")")
 		fi
 	done <<< "$rows"
 	tree=$(sgit write-tree)
@@ -477,7 +494,7 @@ for c in "${commits[@]}"; do
 	msg=$(cat "$msgs/$c.txt"; printf "$sep"'Signed-off-by: %s <%s>\n' "$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL")
 	head=$(sgit commit-tree -p "$head" -m "$msg" "$tree")
 done
-rm -rf "$B/series.partial" "$B/series.step"
+rm -rf "$B/series.partial" "$B/series.partial.err" "$B/series.step"
 unset GIT_INDEX_FILE
 sgit update-ref "refs/heads/$SREF" "$head"
 

@@ -2,14 +2,16 @@
 /*
  * User-space trace events (user_events).
  *
- * A process describes an event with a command "name field;field..." and
- * registers it with DIAG_IOCSREG on tracefs user_events_data, together
- * with a user address and a bit number. The event becomes a dynamic trace
- * event under events/user_events/ (or events/user_events_multi/ for
- * multi-format events). While a tracer (ftrace, perf) is attached, the
- * kernel keeps the bit set in the memory of every process that registered
- * it, so that the process emits the event, with write() on the same file,
- * only when somebody listens.
+ * A command "name field;field..." describes an event, which becomes a
+ * dynamic trace event under events/user_events/ (or
+ * events/user_events_multi/ for multi-format events). dynamic_events
+ * creates persistent ones with "u:name field;field...".
+ *
+ * A process registers an event with DIAG_IOCSREG on tracefs
+ * user_events_data, together with a user address and a bit number. While
+ * a tracer (ftrace, perf) is attached, the kernel keeps the bit set in the
+ * memory of every process that registered it, so that the process emits
+ * the event, with write() on the same file, only when somebody listens.
  *
  * Enable bits belong to a process (its mm): every thread shares them,
  * fork() copies them, execve() and the exit of the process drop them.
@@ -38,10 +40,11 @@
  *     enablers; a trylock under event_mutex.
  *   user_event.enablers_lock (per event): the enablers of the event, in
  *     every process; what a status change walks.
- *   user_event_enabler_table_lock and user_event_pending_lock (spinlocks,
- *     never taken from interrupts): the enabler hash, and the unreferenced
- *     events awaiting destruction. The final put of an event takes only
- *     the last one, so it can happen anywhere.
+ *   user_event_enabler_table_lock (spinlock, no interrupt takes it): the
+ *     enabler hash.
+ *   user_event_pending_lock (spinlock, no interrupt takes it): the
+ *     unreferenced events awaiting destruction. The final put of an event
+ *     takes only this lock, so it can happen anywhere.
  * RCU-sched protects the per-fd index array and the tracepoint probes on
  * the write path.
  */
@@ -80,9 +83,7 @@
 #include "trace_dynevent.h"
 #include "trace_output.h"
 
-/* ------------------------------------------------------------------ */
-/* Types and limits                                                    */
-/* ------------------------------------------------------------------ */
+/* ---- Types and limits ---- */
 
 #define USER_EVENTS_HASH_BITS		8
 #define MAX_EVENT_DESC			512
@@ -403,9 +404,7 @@ static struct dyn_event_operations user_event_dops = {
 	.match		= user_event_match,
 };
 
-/* ------------------------------------------------------------------ */
-/* Command parsing and canonical matching                              */
-/* ------------------------------------------------------------------ */
+/* ---- Command parsing and canonical matching ---- */
 
 /*
  * These helpers are pure: they work on a struct user_fields and touch no
@@ -464,8 +463,7 @@ struct user_event_err {
 };
 
 /* Notes an error in @err, which may be NULL; returns -EINVAL */
-static int user_event_err(struct user_event_err *err, u8 type,
-			  const char *base, const char *at)
+static int user_event_err(struct user_event_err *err, u8 type, const char *base, const char *at)
 {
 	if (err) {
 		err->type = type;
@@ -485,18 +483,12 @@ static const char * const user_event_reserved_names[] = {
 	".", "..", "enable", "filter",
 };
 
-/**
- * user_event_name_check - Check the name of an event
- * @name: The name
- * @err: Where and why it is refused, may be NULL
- *
+/*
  * A name becomes a tracefs directory of the event's system and the key of
  * dynamic_events commands: it must be one path component that neither
  * the shell-like parsing of those commands nor the system directory
  * takes for something else. No text flags exist: "name:anything" is
- * always refused.
- *
- * Return: 0 or -EINVAL.
+ * always refused. Return: 0 or -EINVAL, with @err (may be NULL) set.
  */
 static int user_event_name_check(const char *name, struct user_event_err *err)
 {
@@ -509,22 +501,18 @@ static int user_event_name_check(const char *name, struct user_event_err *err)
 
 	for (p = name; *p; p++) {
 		if (*p == ':')
-			return user_event_err(err, USER_EVENT_ERR_NAME_FLAGS,
-					      name, p);
+			return user_event_err(err, USER_EVENT_ERR_NAME_FLAGS, name, p);
 
 		if (*p == '/' || isspace(*p) || iscntrl(*p))
-			return user_event_err(err, USER_EVENT_ERR_NAME_CHAR,
-					      name, p);
+			return user_event_err(err, USER_EVENT_ERR_NAME_CHAR, name, p);
 	}
 
 	if (len > MAX_EVENT_NAME)
-		return user_event_err(err, USER_EVENT_ERR_NAME_LONG, name,
-				      name + MAX_EVENT_NAME);
+		return user_event_err(err, USER_EVENT_ERR_NAME_LONG, name, name + MAX_EVENT_NAME);
 
 	for (i = 0; i < ARRAY_SIZE(user_event_reserved_names); i++) {
 		if (!strcmp(name, user_event_reserved_names[i]))
-			return user_event_err(err, USER_EVENT_ERR_NAME_RESERVED,
-					      name, name);
+			return user_event_err(err, USER_EVENT_ERR_NAME_RESERVED, name, name);
 	}
 
 	return 0;
@@ -614,10 +602,8 @@ static int user_field_set_type(struct user_field *field)
 		return 0;
 	}
 
-	if (str_has_prefix(type, "__data_loc ") ||
-	    str_has_prefix(type, "__rel_loc ")) {
-		field->kind = type[2] == 'd' ? USER_FIELD_DATA_LOC :
-					       USER_FIELD_REL_LOC;
+	if (str_has_prefix(type, "__data_loc ") || str_has_prefix(type, "__rel_loc ")) {
+		field->kind = type[2] == 'd' ? USER_FIELD_DATA_LOC : USER_FIELD_REL_LOC;
 		field->size = sizeof(u32);
 		field->fmt = strstr(type, "char[") ? "%s" : "%llu";
 		return 0;
@@ -700,24 +686,20 @@ static int user_field_parse(char **tok, int n, struct user_field *field,
 	u32 size;
 
 	if (n < type_tokens)
-		return user_event_err(err, USER_EVENT_ERR_FIELD_TYPE, base,
-				      tok[0]);
+		return user_event_err(err, USER_EVENT_ERR_FIELD_TYPE, base, tok[0]);
 
 	if (n == type_tokens)
-		return user_event_err(err, USER_EVENT_ERR_FIELD_NO_NAME, base,
-				      tok[0]);
+		return user_event_err(err, USER_EVENT_ERR_FIELD_NO_NAME, base, tok[0]);
 
 	field->type = user_field_join_type(tok, type_tokens, types);
 	field->name = tok[type_tokens];
 	if (!user_field_name_valid(field->name))
-		return user_event_err(err, USER_EVENT_ERR_FIELD_NAME, base,
-				      field->name);
+		return user_event_err(err, USER_EVENT_ERR_FIELD_NAME, base, field->name);
 
 	/* A type error is in the last word of the type: "char[0]" */
 	type_err = user_field_set_type(field);
 	if (type_err)
-		return user_event_err(err, type_err, base,
-				      tok[type_tokens - 1]);
+		return user_event_err(err, type_err, base, tok[type_tokens - 1]);
 
 	n -= type_tokens + 1;
 	if (field->kind != USER_FIELD_STRUCT) {
@@ -778,20 +760,14 @@ static void user_fields_free(struct user_fields *desc)
 	memset(desc, 0, sizeof(*desc));
 }
 
-/**
- * user_fields_parse - Parse the field list of a command
- * @args: "field;field...", may be NULL or empty
- * @desc: Output, to be released with user_fields_free()
- * @err: Where in @args and why the list is refused, may be NULL
- *
- * Any run of spaces or tabs separates tokens, a ';' separates fields and
- * empty fields are ignored. Fields are packed after the common header;
- * their static sizes must add up to a payload that some tracer can record.
- *
- * Return: 0, -EINVAL for a syntax or type error, or -ENOMEM.
+/*
+ * Parses "field;field..." (or NULL) into @desc, which user_fields_free()
+ * releases. Any run of spaces or tabs separates tokens, a ';' separates
+ * fields and empty fields are ignored. Fields are packed after the common
+ * header; their static sizes must add up to a payload that some tracer
+ * can record. Return: 0, -ENOMEM, or -EINVAL with @err (may be NULL) set.
  */
-static int user_fields_parse(const char *args, struct user_fields *desc,
-			     struct user_event_err *err)
+static int user_fields_parse(const char *args, struct user_fields *desc, struct user_event_err *err)
 {
 	char *buf, *cur, *tok[MAX_FIELD_TOKENS], *p, *types;
 	u32 offset = sizeof(struct trace_entry);
@@ -816,8 +792,7 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 	len = p - args + 1;
 
 	/* The fields, then the tokenised copy, then the joined types */
-	size = size_add(array_size(max, sizeof(*desc->fields)),
-			array_size(2, len));
+	size = size_add(array_size(max, sizeof(*desc->fields)), array_size(2, len));
 	desc->fields = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!desc->fields)
 		return -ENOMEM;
@@ -831,8 +806,7 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 
 		n = user_field_split(&cur, tok, &p);
 		if (n < 0) {
-			ret = user_event_err(err, USER_EVENT_ERR_FIELD_WORDS,
-					     buf, p);
+			ret = user_event_err(err, USER_EVENT_ERR_FIELD_WORDS, buf, p);
 			goto fail;
 		}
 
@@ -846,10 +820,8 @@ static int user_fields_parse(const char *args, struct user_fields *desc,
 
 		f->offset = offset;
 		offset += f->size;
-		if (offset - sizeof(struct trace_entry) >
-		    user_event_max_static_size()) {
-			ret = user_event_err(err, USER_EVENT_ERR_TOO_BIG,
-					     buf, tok[0]);
+		if (offset - sizeof(struct trace_entry) > user_event_max_static_size()) {
+			ret = user_event_err(err, USER_EVENT_ERR_TOO_BIG, buf, tok[0]);
 			goto fail;
 		}
 	}
@@ -868,8 +840,7 @@ fail:
  * Inlined, the length and the copy of a string literal cost next to
  * nothing.
  */
-static __always_inline int user_fields_cat(char *buf, int len, int pos,
-					   const char *str)
+static __always_inline int user_fields_cat(char *buf, int len, int pos, const char *str)
 {
 	int n = strlen(str);
 
@@ -884,20 +855,14 @@ static __always_inline int user_fields_cat(char *buf, int len, int pos,
 	return pos + n;
 }
 
-/**
- * user_fields_canon - Print the canonical form of a field list
- * @desc: Parsed fields
- * @buf: Output buffer, may be NULL when @len is 0
- * @len: Size of @buf
- *
- * The canonical form is "TYPE NAME[ SIZE]" per field, joined by "; ". It
- * is what dynamic_events shows and what matching compares, so that every
- * spelling of the same fields matches.
- *
- * Return: the length of the whole form, as snprintf().
+/*
+ * Prints the canonical form of a field list into @buf (NULL when @len is
+ * 0) and returns its whole length, as snprintf(). The form is "TYPE
+ * NAME[ SIZE]" per field, joined by "; ": what dynamic_events shows and
+ * what matching compares, so that every spelling of the same fields
+ * matches.
  */
-static int user_fields_canon(const struct user_fields *desc, char *buf,
-			     int len)
+static int user_fields_canon(const struct user_fields *desc, char *buf, int len)
 {
 	const struct user_field *f;
 	int i, pos = 0;
@@ -925,8 +890,7 @@ static int user_fields_canon(const struct user_fields *desc, char *buf,
  * Whether two field lists have the same canonical form: the same types,
  * names and struct sizes in the same order.
  */
-static bool user_fields_equal(const struct user_fields *a,
-			      const struct user_fields *b)
+static bool user_fields_equal(const struct user_fields *a, const struct user_fields *b)
 {
 	const struct user_field *fa, *fb;
 	int i;
@@ -961,8 +925,7 @@ static char *user_fields_sprint(const struct user_fields *desc,
 }
 
 /* Prints the "print fmt" of a field list, as user_fields_canon() its form */
-static int user_fields_print_fmt(const struct user_fields *desc, char *buf,
-				 int len)
+static int user_fields_print_fmt(const struct user_fields *desc, char *buf, int len)
 {
 	const struct user_field *f;
 	int i, pos;
@@ -983,8 +946,7 @@ static int user_fields_print_fmt(const struct user_fields *desc, char *buf,
 		if (f->kind == USER_FIELD_DATA_LOC && f->is_char) {
 			pos = user_fields_cat(buf, len, pos, ", __get_str(");
 		} else if (f->kind == USER_FIELD_REL_LOC && f->is_char) {
-			pos = user_fields_cat(buf, len, pos,
-					      ", __get_rel_str(");
+			pos = user_fields_cat(buf, len, pos, ", __get_rel_str(");
 		} else {
 			pos = user_fields_cat(buf, len, pos, ", REC->");
 			pos = user_fields_cat(buf, len, pos, f->name);
@@ -1030,9 +992,7 @@ static char *user_fields_argv_canon(int argc, const char * const *argv)
 	return canon ?: ERR_PTR(-ENOMEM);
 }
 
-/* ------------------------------------------------------------------ */
-/* Event lifetime: create, find, get/put, auto-delete, destroy         */
-/* ------------------------------------------------------------------ */
+/* ---- Event lifetime: create, find, get/put, auto-delete, destroy ---- */
 
 static bool user_event_is_persist(struct user_event *user)
 {
@@ -1071,10 +1031,7 @@ static void user_event_get_revive(struct user_event *user)
 	spin_unlock(&user_event_pending_lock);
 }
 
-/**
- * user_event_put - Drop a reference of an event
- * @user: The event
- *
+/*
  * The last reference of a non-persistent event keeps the count at 1 and
  * puts the event on the pending list, from which a work item destroys it
  * (or a tracer revives it). The put itself needs no mutex: it happens in
@@ -1188,8 +1145,7 @@ static int user_event_define_fields(struct trace_event_call *call)
 			return ret;
 
 		/* The helper leaves the length of a char[N] out: the newest */
-		field = list_first_entry(&user->fields,
-					 struct ftrace_event_field, link);
+		field = list_first_entry(&user->fields, struct ftrace_event_field, link);
 		field->len = f->len;
 	}
 
@@ -1237,13 +1193,10 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
 	return ret;
 }
 
-/**
- * user_event_destroy - Remove an unreferenced event
- * @user: The event
- *
- * Context: event_mutex held.
- * Return: 0, or -EBUSY while another event or a tracer of the core holds
- * the event call (a trigger, an eprobe, a histogram variable).
+/*
+ * Removes an unreferenced event; event_mutex held. Return: 0, or -EBUSY
+ * while another event or a tracer of the core holds the event call (a
+ * trigger, an eprobe, a histogram variable).
  */
 static int user_event_destroy(struct user_event *user)
 {
@@ -1314,8 +1267,7 @@ static void user_event_reap(struct work_struct *work)
 			continue;
 
 		if (ret != -EBUSY)
-			pr_warn_ratelimited("Unable to delete event %s: %d\n",
-					    user->tp.name, ret);
+			pr_warn_ratelimited("Unable to delete event %s: %d\n", user->tp.name, ret);
 		retry = true;
 	}
 
@@ -1329,7 +1281,6 @@ static void user_event_reap(struct work_struct *work)
 	mutex_unlock(&event_mutex);
 }
 
-static void user_event_update_status(struct user_event *user);
 static void user_event_enabler_update(struct user_event *user);
 struct user_event_payload;
 static void user_event_ftrace(struct user_event *user,
@@ -1341,9 +1292,38 @@ static void user_event_perf(struct user_event *user,
 			    void *tpdata, bool *faulted);
 #endif
 
+/* The status is what is attached to the tracepoint right now */
+static void user_event_update_status(struct user_event *user)
+{
+	struct tracepoint_func *probe_func_ptr;
+	struct tracepoint *tp = &user->tp;
+	u8 status = 0;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (static_key_enabled(&tp->key)) {
+		rcu_read_lock_sched();
+		probe_func_ptr = rcu_dereference_sched(tp->funcs);
+		if (probe_func_ptr) {
+			do {
+				if (probe_func_ptr->func == user_event_ftrace)
+					status |= EVENT_STATUS_FTRACE;
+#ifdef CONFIG_PERF_EVENTS
+				else if (probe_func_ptr->func == user_event_perf)
+					status |= EVENT_STATUS_PERF;
+#endif
+				else
+					status |= EVENT_STATUS_OTHER;
+			} while ((++probe_func_ptr)->func);
+		}
+		rcu_read_unlock_sched();
+	}
+
+	WRITE_ONCE(user->status, status);
+}
+
 /* Probe attach and detach: keep the enable bits and references in step */
-static int user_event_probe_reg(struct user_event *user, void *probe,
-				void *data, bool attach)
+static int user_event_probe_reg(struct user_event *user, void *probe, void *data, bool attach)
 {
 	int ret;
 
@@ -1365,8 +1345,7 @@ static int user_event_probe_reg(struct user_event *user, void *probe,
 	return 0;
 }
 
-static int user_event_reg(struct trace_event_call *call,
-			  enum trace_reg type, void *data)
+static int user_event_reg(struct trace_event_call *call, enum trace_reg type, void *data)
 {
 	struct user_event *user = call->data;
 
@@ -1409,8 +1388,7 @@ static struct trace_event_fields user_event_fields_array[] = {
 	{}
 };
 
-static void user_event_class_init(struct trace_event_class *class,
-				  const char *system)
+static void user_event_class_init(struct trace_event_class *class, const char *system)
 {
 	INIT_LIST_HEAD(&class->fields);
 	class->system = system;
@@ -1429,8 +1407,7 @@ static int user_event_register(struct user_event *user)
 	struct trace_event_call *call = &user->call;
 	int ret;
 
-	call->class = user_event_is_multi(user) ? &user->group->multi_class :
-						  &user->group->class;
+	call->class = user_event_is_multi(user) ? &user->group->multi_class : &user->group->class;
 	/*
 	 * Not TRACE_EVENT_FL_TRACEPOINT: the perf core attaches BPF programs
 	 * only to tracepoints, kprobes, uprobes and syscalls, and a program
@@ -1485,11 +1462,13 @@ static size_t user_event_strings_len(const struct user_fields *desc,
 	return len->name + len->tp + len->args + len->fmt;
 }
 
-/* Writes the strings of an event at @p, which has room for them */
-static void user_event_set_strings(struct user_event *user, char *p,
+/* Writes the strings of an event at @mem, which has room for them */
+static void user_event_set_strings(struct user_event *user, void *mem,
 				   const char *name, u64 multi_id,
 				   const struct user_event_strlen *len)
 {
+	char *p = mem;
+
 	user->reg_name = memcpy(p, name, len->name);
 	user->tp.name = user->reg_name;
 	p += len->name;
@@ -1507,19 +1486,11 @@ static void user_event_set_strings(struct user_event *user, char *p,
 	user->call.print_fmt = p;
 }
 
-/**
- * user_event_new - Create an event
- * @group: Group of the event
- * @name: Register name, validated
- * @desc: Parsed fields, moved into the event on success
- * @flags: USER_EVENT_REG_* flags
- * @key: user_event_key() of @name
- * @newuser: Output, with one reference for the caller
- * @err: Where and why the name is refused
- *
- * Context: event_mutex held.
- * Return: 0, -EINVAL when "name.id" of a multi-format event is too long
- * (see @err), -EMFILE over kernel.user_events_max, or another errno.
+/*
+ * Creates an event of a validated @name, with one reference for the
+ * caller; @desc moves into it on success. event_mutex held. Return: 0,
+ * -EINVAL when "name.id" of a multi-format event is too long (see @err),
+ * -EMFILE over kernel.user_events_max, or another errno.
  */
 static int user_event_new(struct user_event_group *group, const char *name,
 			  struct user_fields *desc, u16 flags, u32 key,
@@ -1531,7 +1502,6 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	struct user_event *user;
 	size_t size;
 	u64 multi_id = 0;
-	void *end;
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
@@ -1568,8 +1538,8 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	user->desc = *desc;
 	memset(desc, 0, sizeof(*desc));
 
-	end = user_event_build_validators(user, user + 1);
-	user_event_set_strings(user, end, name, multi_id, &len);
+	user_event_set_strings(user, user_event_build_validators(user, user + 1),
+			       name, multi_id, &len);
 
 	ret = user_event_register(user);
 	if (ret)
@@ -1613,20 +1583,12 @@ static void user_event_log_err(const char *log_cmd, const char *parsed,
 			err->type, (parsed - log_cmd) + err->pos);
 }
 
-/**
- * user_event_find_or_create - Look up an event by command, or create it
- * @group: Group of the event
- * @cmd: "name[ field[;field]...]", not modified
- * @log_cmd: What error_log shows for a refused command; it ends with @cmd
- * @flags: USER_EVENT_REG_* flags
- * @out: Output, with one reference for the caller
- * @created: Output, true when the event is new (may be NULL)
- *
- * The same name and fields reuse the event. Different fields give
+/*
+ * Looks up the event of @cmd, "name[ field[;field]...]", or creates it
+ * (then *@created, if given, becomes true), with one reference for the
+ * caller. The same name and fields reuse the event. Different fields give
  * -EADDRINUSE for single-format events and a new event for multi-format
- * ones.
- *
- * Return: 0 or a negative errno.
+ * ones. error_log shows @log_cmd, which ends with @cmd, for an error.
  */
 static int user_event_find_or_create(struct user_event_group *group,
 				     const char *cmd, const char *log_cmd,
@@ -1679,10 +1641,8 @@ static int user_event_find_or_create(struct user_event_group *group,
 	mutex_lock(&event_mutex);
 	ret = -ENOENT;
 	key = user_event_key(name);
-	hash_for_each_possible_safe(group->register_table, user, tmp, node,
-				    key) {
-		if (strcmp(user->reg_name, name) ||
-		    user_event_is_multi(user) != multi)
+	hash_for_each_possible_safe(group->register_table, user, tmp, node, key) {
+		if (strcmp(user->reg_name, name) || user_event_is_multi(user) != multi)
 			continue;
 
 		if (user_event_drop_unreferenced(user))
@@ -1701,13 +1661,15 @@ static int user_event_find_or_create(struct user_event_group *group,
 			break;
 		}
 
-		if (!multi) {
-			ret = -EADDRINUSE;
-			err.type = USER_EVENT_ERR_FIELDS_DIFFER;
-			err.pos = 0;
-			user_event_log_err(log_cmd, args, &err);
-			break;
-		}
+		/* A multi-format event with other fields is another event */
+		if (multi)
+			continue;
+
+		ret = -EADDRINUSE;
+		err.type = USER_EVENT_ERR_FIELDS_DIFFER;
+		err.pos = 0;
+		user_event_log_err(log_cmd, args, &err);
+		break;
 	}
 
 	if (ret == -ENOENT) {
@@ -1718,8 +1680,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 			if (ret == -EINVAL)
 				user_event_log_err(log_cmd, args, &err);
 		} else {
-			ret = user_event_new(group, name, &desc, flags, key,
-					     out, &err);
+			ret = user_event_new(group, name, &desc, flags, key, out, &err);
 			if (ret == -EINVAL)
 				user_event_log_err(log_cmd, cmd, &err);
 			if (!ret && created)
@@ -1746,8 +1707,7 @@ static void user_event_put_undo(struct user_event *user, bool created)
 	unsigned int initial = user_event_is_persist(user) ? 2 : 1;
 
 	mutex_lock(&event_mutex);
-	if (created && refcount_read(&user->refcnt) == initial &&
-	    !user_event_destroy(user)) {
+	if (created && refcount_read(&user->refcnt) == initial && !user_event_destroy(user)) {
 		mutex_unlock(&event_mutex);
 		return;
 	}
@@ -1756,9 +1716,7 @@ static void user_event_put_undo(struct user_event *user, bool created)
 	user_event_put(user);
 }
 
-/* ------------------------------------------------------------------ */
-/* Enablers: per-process bit lists, bit writes, faults, fork and exit  */
-/* ------------------------------------------------------------------ */
+/* ---- Enablers: per-process bit lists, bit writes, faults, fork and exit ---- */
 
 static int user_event_enabler_bit(struct user_event_enabler *enabler)
 {
@@ -1775,8 +1733,7 @@ static bool user_event_enabler_compat(struct user_event_enabler *enabler)
  * kernel is the low or the high half of one, depending on its address
  * and on the byte order.
  */
-static void user_event_bit_location(unsigned long *addr, int *bit,
-				    bool compat)
+static void user_event_bit_location(unsigned long *addr, int *bit, bool compat)
 {
 #if BITS_PER_LONG == 64
 	unsigned long misalign = *addr & (sizeof(long) - 1);
@@ -1816,8 +1773,7 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
 
-	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags,
-				    &page, NULL, NULL);
+	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags, &page, NULL, NULL);
 	if (ret <= 0)
 		return ret && !(gup_flags & FOLL_NOFAULT) ? -EFAULT : -EAGAIN;
 
@@ -1879,8 +1835,7 @@ static void user_event_enabler_mark(struct user_event_enabler *enabler)
  * count before it marks its bits, so a bit found marked is either one of
  * those attempts or sees the reset. Return: whether bits are still dirty.
  */
-static bool user_event_mm_write_dirty(struct user_event_mm *uem,
-				      unsigned int attempts)
+static bool user_event_mm_write_dirty(struct user_event_mm *uem, unsigned int attempts)
 {
 	struct user_event_enabler *enabler;
 	bool dirty = false;
@@ -2009,8 +1964,7 @@ static void user_event_enabler_update(struct user_event *user)
 			locked = user_event_mm_trylock(uem);
 		}
 
-		if (!locked ||
-		    user_event_enabler_write(uem, enabler, FOLL_NOFAULT))
+		if (!locked || user_event_enabler_write(uem, enabler, FOLL_NOFAULT))
 			user_event_enabler_mark(enabler);
 	}
 	if (locked)
@@ -2018,38 +1972,7 @@ static void user_event_enabler_update(struct user_event *user)
 	mutex_unlock(&user->enablers_lock);
 }
 
-/* The status is what is attached to the tracepoint right now */
-static void user_event_update_status(struct user_event *user)
-{
-	struct tracepoint_func *probe_func_ptr;
-	struct tracepoint *tp = &user->tp;
-	u8 status = 0;
-
-	lockdep_assert_held(&event_mutex);
-
-	if (static_key_enabled(&tp->key)) {
-		rcu_read_lock_sched();
-		probe_func_ptr = rcu_dereference_sched(tp->funcs);
-		if (probe_func_ptr) {
-			do {
-				if (probe_func_ptr->func == user_event_ftrace)
-					status |= EVENT_STATUS_FTRACE;
-#ifdef CONFIG_PERF_EVENTS
-				else if (probe_func_ptr->func == user_event_perf)
-					status |= EVENT_STATUS_PERF;
-#endif
-				else
-					status |= EVENT_STATUS_OTHER;
-			} while ((++probe_func_ptr)->func);
-		}
-		rcu_read_unlock_sched();
-	}
-
-	WRITE_ONCE(user->status, status);
-}
-
-static unsigned long user_event_enabler_key(struct user_event_mm *uem,
-					    unsigned long addr, int bit)
+static unsigned long user_event_enabler_key(struct user_event_mm *uem, unsigned long addr, int bit)
 {
 	return (unsigned long)uem ^ (addr << 6 | bit);
 }
@@ -2062,8 +1985,7 @@ user_event_mm_find(struct user_event_mm *uem, unsigned long addr, int bit)
 	struct user_event_enabler *enabler, *found = NULL;
 
 	spin_lock(&user_event_enabler_table_lock);
-	hash_for_each_possible(user_event_enabler_table, enabler, hash_link,
-			       key) {
+	hash_for_each_possible(user_event_enabler_table, enabler, hash_link, key) {
 		if (enabler->uem == uem && enabler->addr == addr &&
 		    user_event_enabler_bit(enabler) == bit) {
 			found = enabler;
@@ -2245,22 +2167,18 @@ int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 
 	list_for_each_entry(enabler, &parent->enablers, mm_link) {
 		/* The parent's mapping of the address, the last one first */
-		if (!vma || enabler->addr < vma->vm_start ||
-		    enabler->addr >= vma->vm_end)
+		if (!vma || enabler->addr < vma->vm_start || enabler->addr >= vma->vm_end)
 			vma = vma_lookup(oldmm, enabler->addr);
 		if (!vma || (vma->vm_flags & VM_DONTCOPY))
 			continue;
 
-		copy = kmem_cache_alloc(user_event_enabler_cache,
-					GFP_KERNEL_ACCOUNT);
+		copy = kmem_cache_alloc(user_event_enabler_cache, GFP_KERNEL_ACCOUNT);
 		if (!copy)
 			return -ENOMEM;
 
-		user_event_enabler_copy(uem, enabler, copy,
-					vma->vm_flags & VM_WIPEONFORK);
+		user_event_enabler_copy(uem, enabler, copy, vma->vm_flags & VM_WIPEONFORK);
 		if (test_bit(ENABLE_VAL_DIRTY_BIT, &copy->values))
-			mod_delayed_work(system_unbound_wq, &uem->write_work,
-					 0);
+			mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
 		cond_resched();
 	}
 
@@ -2362,18 +2280,12 @@ static int user_event_fault_in_current(unsigned long addr)
 	return ret;
 }
 
-/**
- * user_event_enabler_create - Add a registered bit to the caller
- * @reg: The validated registration
- * @user: The event; the enabler takes over the caller's reference
- * @uem: The calling process
- * @fault_addr: Output, the address to fault in on -EAGAIN
- *
- * The current state is written at once, without faulting: a bit whose
- * page needs a fault gives -EAGAIN, and the caller faults it in with no
- * lock held and tries again.
- *
- * Return: 0, -EAGAIN, -EADDRINUSE, -ENOSPC, -ENOMEM or -EINTR.
+/*
+ * Adds the bit of a validated registration to the calling process; the
+ * enabler takes over the caller's reference of @user. The current state
+ * is written at once, without faulting: a bit whose page needs a fault
+ * gives -EAGAIN with *@fault_addr, which the caller faults in with no lock
+ * held before it tries again. Or -EADDRINUSE, -ENOSPC, -ENOMEM, -EINTR.
  */
 static int user_event_enabler_create(struct user_reg *reg,
 				     struct user_event *user,
@@ -2386,8 +2298,7 @@ static int user_event_enabler_create(struct user_reg *reg,
 	bool compat = BITS_PER_LONG == 64 && reg->enable_size == 4;
 	int ret;
 
-	enabler = kmem_cache_zalloc(user_event_enabler_cache,
-				    GFP_KERNEL_ACCOUNT);
+	enabler = kmem_cache_zalloc(user_event_enabler_cache, GFP_KERNEL_ACCOUNT);
 	if (!enabler)
 		return -ENOMEM;
 
@@ -2478,28 +2389,20 @@ unlock:
 	return ret;
 }
 
-/**
- * user_event_enabler_remove - Unregister a bit of the calling process
- * @uem: The calling process
- * @addr: The address given at registration
- * @bit: The bit given at registration
- *
- * The bit is cleared, since nothing updates it any more, and the
- * enabler's event reference goes at once.
- *
+/*
+ * Unregisters a bit of the calling process and clears it, since nothing
+ * updates it any more; the enabler's event reference goes at once.
  * Return: 0, -ENOENT when no such bit is registered, -EINTR, or -EFAULT
- * when the bit cannot be cleared: the bit is unregistered anyway.
+ * when the bit cannot be cleared: it is unregistered anyway.
  */
-static int user_event_enabler_remove(struct user_event_mm *uem,
-				     unsigned long addr, int bit)
+static int user_event_enabler_remove(struct user_event_mm *uem, unsigned long addr, int bit)
 {
 	struct user_event_enabler *enabler = NULL;
 	bool force = false;
 	int attempt, ret;
 
 	for (attempt = 0; ; attempt++) {
-		ret = user_event_enabler_unlink_clear(uem, addr, bit, force,
-						      &enabler);
+		ret = user_event_enabler_unlink_clear(uem, addr, bit, force, &enabler);
 		if (ret != -EAGAIN)
 			break;
 
@@ -2516,9 +2419,7 @@ static int user_event_enabler_remove(struct user_event_mm *uem,
 	return ret;
 }
 
-/* ------------------------------------------------------------------ */
-/* The write path: ftrace and perf                                     */
-/* ------------------------------------------------------------------ */
+/* ---- The write path: ftrace and perf ---- */
 
 /**
  * struct user_event_payload - What a write gives the probes to record
@@ -2533,8 +2434,7 @@ struct user_event_payload {
 };
 
 /* Copies a payload of several segments; @data->iter ends where it began */
-static noinline bool copy_payload_iter(void *dst,
-				       const struct user_event_payload *data)
+static noinline bool copy_payload_iter(void *dst, const struct user_event_payload *data)
 {
 	size_t ret;
 
@@ -2550,8 +2450,7 @@ static noinline bool copy_payload_iter(void *dst,
  * Copies all of a payload to @dst, for each probe again. Probes run with
  * preemption off: no faults in the copy.
  */
-static __always_inline bool copy_payload(void *dst,
-					 const struct user_event_payload *data)
+static __always_inline bool copy_payload(void *dst, const struct user_event_payload *data)
 {
 	if (!data->len)
 		return true;
@@ -2564,8 +2463,7 @@ static __always_inline bool copy_payload(void *dst,
 }
 
 /* Checks the dynamic locations of a record copy; @data is the record */
-static int user_event_validate(struct user_event *user, void *data,
-			       size_t len)
+static int user_event_validate(struct user_event *user, void *data, size_t len)
 {
 	struct user_event_validator *v;
 	void *pos, *end = data + len;
@@ -2617,8 +2515,7 @@ static void user_event_ftrace(struct user_event *user,
 	if (unlikely(!copy_payload(entry + 1, data)))
 		goto discard;
 
-	if (user->nr_validators &&
-	    unlikely(user_event_validate(user, entry, size)))
+	if (user->nr_validators && unlikely(user_event_validate(user, entry, size)))
 		goto discard;
 
 	trace_event_buffer_commit(&event_buffer);
@@ -2661,8 +2558,7 @@ static void user_event_perf(struct user_event *user,
 	if (unlikely(!copy_payload(perf_entry + 1, data)))
 		goto fail;
 
-	if (user->nr_validators &&
-	    unlikely(user_event_validate(user, perf_entry, len)))
+	if (user->nr_validators && unlikely(user_event_validate(user, perf_entry, len)))
 		goto fail;
 
 	perf_trace_buf_submit(perf_entry, size, context,
@@ -2686,8 +2582,7 @@ static bool user_event_too_big(struct user_event *user, size_t count)
 }
 
 /* Runs each attached probe on the payload; true when one faulted */
-static bool user_event_probes(struct user_event *user,
-			      const struct user_event_payload *data)
+static bool user_event_probes(struct user_event *user, const struct user_event_payload *data)
 {
 	struct tracepoint_func *probe_func_ptr;
 	bool faulted = false;
@@ -2753,8 +2648,7 @@ static ssize_t user_events_write_core(struct file *file, int idx,
 	if (unlikely(user_event_too_big(user, data->len)))
 		return -E2BIG;
 
-	if (unlikely(!user_event_fault_in(data) ||
-		     user_event_probes(user, data)))
+	if (unlikely(!user_event_fault_in(data) || user_event_probes(user, data)))
 		return -EFAULT;
 
 	return data->len + sizeof(idx);
@@ -2793,8 +2687,7 @@ static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 	struct user_event_payload data;
 	int idx;
 
-	if (unlikely(count < sizeof(idx) ||
-		     get_user(idx, (int __user *)ubuf)))
+	if (unlikely(count < sizeof(idx) || get_user(idx, (int __user *)ubuf)))
 		return -EFAULT;
 
 	data.ubuf = ubuf + sizeof(idx);
@@ -2804,12 +2697,9 @@ static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 	return user_events_write_core(file, idx, &data);
 }
 
-/* ------------------------------------------------------------------ */
-/* Decoded text output                                                 */
-/* ------------------------------------------------------------------ */
+/* ---- Decoded text output ---- */
 
-static void user_event_print_hex(struct trace_seq *s, const u8 *data,
-				 u32 size)
+static void user_event_print_hex(struct trace_seq *s, const u8 *data, u32 size)
 {
 	u32 i;
 
@@ -2841,8 +2731,7 @@ static void user_event_print_loc(struct trace_seq *s,
 }
 
 /* A number of 1, 2, 4 or 8 bytes in the field's signedness */
-static void user_event_print_number(struct trace_seq *s,
-				    const struct user_field *f, void *pos)
+static void user_event_print_number(struct trace_seq *s, const struct user_field *f, void *pos)
 {
 	u64 val;
 
@@ -2862,8 +2751,7 @@ static void user_event_print_number(struct trace_seq *s,
 	}
 
 	if (f->is_signed)
-		trace_seq_printf(s, "%lld",
-				 sign_extend64(val, f->size * BITS_PER_BYTE - 1));
+		trace_seq_printf(s, "%lld", sign_extend64(val, f->size * BITS_PER_BYTE - 1));
 	else
 		trace_seq_printf(s, "%llu", val);
 }
@@ -2872,8 +2760,7 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 						int flags,
 						struct trace_event *event)
 {
-	struct user_event *user = container_of(event, struct user_event,
-					       call.event);
+	struct user_event *user = container_of(event, struct user_event, call.event);
 	struct trace_seq *s = &iter->seq;
 	const struct user_field *f;
 	void *rec = iter->ent;
@@ -2885,8 +2772,7 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 	 * through the event's inject file never met the validators. Without
 	 * a size, only the static fields are known to be there.
 	 */
-	rec_size = iter->ent_size ?: sizeof(struct trace_entry) +
-				     user->desc.min_size;
+	rec_size = iter->ent_size ?: sizeof(struct trace_entry) + user->desc.min_size;
 
 	trace_seq_printf(s, "%s:", user->tp.name);
 
@@ -2904,8 +2790,7 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 			user_event_print_number(s, f, rec + f->offset);
 			break;
 		case USER_FIELD_STRING:
-			trace_seq_printf(s, "%.*s", f->size,
-					 (char *)rec + f->offset);
+			trace_seq_printf(s, "%.*s", f->size, (char *)rec + f->offset);
 			break;
 		case USER_FIELD_DATA_LOC:
 		case USER_FIELD_REL_LOC:
@@ -2921,19 +2806,15 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 	return trace_handle_return(s);
 }
 
-/* ------------------------------------------------------------------ */
-/* ioctls and file operations                                          */
-/* ------------------------------------------------------------------ */
+/* ---- ioctls and file operations ---- */
 
 static struct user_event_refs *
 user_events_refs(struct user_event_file_info *info)
 {
-	return rcu_dereference_protected(info->refs,
-					 lockdep_is_held(&info->lock));
+	return rcu_dereference_protected(info->refs, lockdep_is_held(&info->lock));
 }
 
-static int user_events_ref_find(struct user_event_file_info *info,
-				struct user_event *user)
+static int user_events_ref_find(struct user_event_file_info *info, struct user_event *user)
 {
 	struct user_event_refs *refs = user_events_refs(info);
 	u32 i;
@@ -2964,15 +2845,13 @@ static int user_events_ref_reserve(struct user_event_file_info *info)
 	if (capacity > INT_MAX / sizeof(void *))
 		return -ENOMEM;
 
-	new_refs = kzalloc(struct_size(new_refs, events, capacity),
-			   GFP_KERNEL_ACCOUNT);
+	new_refs = kzalloc(struct_size(new_refs, events, capacity), GFP_KERNEL_ACCOUNT);
 	if (!new_refs)
 		return -ENOMEM;
 
 	new_refs->capacity = capacity;
 	if (refs) {
-		memcpy(new_refs->events, refs->events,
-		       refs->count * sizeof(refs->events[0]));
+		memcpy(new_refs->events, refs->events, refs->count * sizeof(refs->events[0]));
 		new_refs->count = refs->count;
 	}
 
@@ -2983,8 +2862,7 @@ static int user_events_ref_reserve(struct user_event_file_info *info)
 }
 
 /* Publishes a reserved index; the store of the slot comes first */
-static void user_events_ref_add(struct user_event_file_info *info,
-				struct user_event *user)
+static void user_events_ref_add(struct user_event_file_info *info, struct user_event *user)
 {
 	struct user_event_refs *refs = user_events_refs(info);
 
@@ -3010,8 +2888,7 @@ static int user_events_compat_addr(u64 *addr)
 }
 
 /* Copies and checks the argument of DIAG_IOCSREG, in the ABI's order */
-static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg,
-			 bool compat)
+static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg, bool compat)
 {
 	u32 size;
 	long ret;
@@ -3033,8 +2910,7 @@ static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg,
 		return -EINVAL;
 
 	/* An 8-byte word only where a long has 64 bits */
-	if (kreg->enable_size != 4 &&
-	    (BITS_PER_LONG < 64 || kreg->enable_size != 8))
+	if (kreg->enable_size != 4 && (BITS_PER_LONG < 64 || kreg->enable_size != 8))
 		return -EINVAL;
 
 	if (kreg->enable_addr % kreg->enable_size)
@@ -3071,8 +2947,7 @@ static long user_events_reg_locked(struct user_event_file_info *info,
 	long ret;
 	int idx;
 
-	ret = user_event_find_or_create(info->group, cmd, cmd, reg->flags,
-					&user, &created);
+	ret = user_event_find_or_create(info->group, cmd, cmd, reg->flags, &user, &created);
 	if (ret)
 		return ret;
 
@@ -3103,17 +2978,17 @@ static long user_events_reg_locked(struct user_event_file_info *info,
 		user_event_get(user);
 
 	ret = user_event_enabler_create(reg, user, uem, fault_addr);
-	if (ret) {
-		/* Not the last: the lookup reference is still ours */
-		if (idx < 0)
-			user_event_put(user);
-		goto undo;
-	}
+	if (ret)
+		goto undo_slot;
 
 	if (idx < 0)
 		user_events_ref_add(info, user);
 
 	return 0;
+undo_slot:
+	/* Not the last: the lookup reference is still ours */
+	if (idx < 0)
+		user_event_put(user);
 undo:
 	user_event_put_undo(user, created);
 	return ret;
@@ -3171,8 +3046,7 @@ static long user_events_ioctl_reg(struct user_event_file_info *info,
 		ret = mutex_lock_killable(&info->lock);
 		if (ret)
 			break;
-		ret = user_events_reg_locked(info, ureg, &reg, cmd, uem,
-					     &fault_addr);
+		ret = user_events_reg_locked(info, ureg, &reg, cmd, uem, &fault_addr);
 		mutex_unlock(&info->lock);
 		if (ret != -EAGAIN)
 			break;
@@ -3189,8 +3063,7 @@ static long user_events_ioctl_reg(struct user_event_file_info *info,
 }
 
 /* DIAG_IOCSDEL: deletes every event of the name */
-static long user_events_ioctl_del(struct user_event_file_info *info,
-				  char __user *uname)
+static long user_events_ioctl_del(struct user_event_file_info *info, char __user *uname)
 {
 	struct user_event_group *group = info->group;
 	struct hlist_node *tmp;
@@ -3203,8 +3076,7 @@ static long user_events_ioctl_del(struct user_event_file_info *info,
 		return PTR_ERR(name);
 
 	mutex_lock(&event_mutex);
-	hash_for_each_possible_safe(group->register_table, user, tmp, node,
-				    user_event_key(name)) {
+	hash_for_each_possible_safe(group->register_table, user, tmp, node, user_event_key(name)) {
 		if (strcmp(user->reg_name, name))
 			continue;
 
@@ -3219,8 +3091,7 @@ static long user_events_ioctl_del(struct user_event_file_info *info,
 }
 
 /* Copies and checks the argument of DIAG_IOCSUNREG, in the ABI's order */
-static long user_unreg_get(struct user_unreg __user *ureg,
-			   struct user_unreg *kreg, bool compat)
+static long user_unreg_get(struct user_unreg __user *ureg, struct user_unreg *kreg, bool compat)
 {
 	u32 size;
 	long ret;
@@ -3247,8 +3118,7 @@ static long user_unreg_get(struct user_unreg __user *ureg,
 }
 
 /* DIAG_IOCSUNREG: stop updating a bit and clear it */
-static long user_events_ioctl_unreg(struct user_unreg __user *ureg,
-				    bool compat)
+static long user_events_ioctl_unreg(struct user_unreg __user *ureg, bool compat)
 {
 	struct user_unreg reg = {};
 	struct user_event_mm *uem;
@@ -3259,13 +3129,11 @@ static long user_events_ioctl_unreg(struct user_unreg __user *ureg,
 		return ret;
 
 	/* Pairs with cmpxchg() in user_event_mm_get_current() */
-	uem = current->mm ? smp_load_acquire(&current->mm->user_event_mm) :
-			    NULL;
+	uem = current->mm ? smp_load_acquire(&current->mm->user_event_mm) : NULL;
 	if (!uem)
 		return -ENOENT;
 
-	return user_event_enabler_remove(uem, reg.disable_addr,
-					 reg.disable_bit);
+	return user_event_enabler_remove(uem, reg.disable_addr, reg.disable_bit);
 }
 
 static long user_events_ioctl_common(struct file *file, unsigned int cmd,
@@ -3283,23 +3151,21 @@ static long user_events_ioctl_common(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case DIAG_IOCSREG:
 		return user_events_ioctl_reg(info, uarg, compat);
-	case DIAG_IOCSDEL:
-		return user_events_ioctl_del(info, uarg);
-	default:
+	case DIAG_IOCSUNREG:
 		return user_events_ioctl_unreg(uarg, compat);
+	default:
+		return user_events_ioctl_del(info, uarg);
 	}
 }
 
-static long user_events_ioctl(struct file *file, unsigned int cmd,
-			      unsigned long uarg)
+static long user_events_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	return user_events_ioctl_common(file, cmd, (void __user *)uarg, false);
 }
 
 #ifdef CONFIG_COMPAT
 /* 32-bit processes encode a 4-byte pointer in the ioctl numbers */
-static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
-				     unsigned long uarg)
+static long user_events_compat_ioctl(struct file *file, unsigned int cmd, unsigned long uarg)
 {
 	switch (cmd) {
 	case COMPAT_DIAG_IOCSREG:
@@ -3367,9 +3233,7 @@ static const struct file_operations user_data_fops = {
 	.release	= user_events_release,
 };
 
-/* ------------------------------------------------------------------ */
-/* dynamic_events: u:NAME fields                                       */
-/* ------------------------------------------------------------------ */
+/* ---- dynamic_events: u:NAME fields ---- */
 
 static struct user_event *to_user_event(struct dyn_event *ev)
 {
@@ -3413,8 +3277,7 @@ static bool user_event_is_busy(struct dyn_event *ev)
 {
 	struct user_event *user = to_user_event(ev);
 
-	return !user_event_unreferenced(user) ||
-	       trace_event_dyn_busy(&user->call);
+	return !user_event_unreferenced(user) || trace_event_dyn_busy(&user->call);
 }
 
 static int user_event_free(struct dyn_event *ev)
@@ -3463,9 +3326,7 @@ static bool user_event_match(const char *system, const char *event,
 	return match;
 }
 
-/* ------------------------------------------------------------------ */
-/* user_events_status                                                  */
-/* ------------------------------------------------------------------ */
+/* ---- user_events_status ---- */
 
 static int user_event_cmp_name(const void *a, const void *b)
 {
@@ -3484,8 +3345,7 @@ static int user_seq_show(struct seq_file *m, void *p)
 
 	mutex_lock(&event_mutex);
 
-	events = kvmalloc_array(max(current_user_events, 1U), sizeof(*events),
-				GFP_KERNEL);
+	events = kvmalloc_array(max(current_user_events, 1U), sizeof(*events), GFP_KERNEL);
 	if (!events) {
 		mutex_unlock(&event_mutex);
 		return -ENOMEM;
@@ -3544,9 +3404,7 @@ static const struct file_operations user_status_fops = {
 	.release	= single_release,
 };
 
-/* ------------------------------------------------------------------ */
-/* sysctl and init                                                     */
-/* ------------------------------------------------------------------ */
+/* ---- sysctl and init ---- */
 
 static int set_max_user_events_sysctl(struct ctl_table *table, int write,
 				      void *buffer, size_t *lenp,
@@ -3588,8 +3446,7 @@ static int __init trace_events_user_init(void)
 	user_event_class_init(&init_group.class, USER_EVENTS_SYSTEM);
 	user_event_class_init(&init_group.multi_class, USER_EVENTS_MULTI_SYSTEM);
 
-	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT |
-					      SLAB_PANIC);
+	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT | SLAB_PANIC);
 
 	ret = tracing_init_dentry();
 	if (ret)
