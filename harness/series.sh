@@ -403,10 +403,13 @@ stage_file()
 	fi
 }
 
-# partial FILE REGEX...: FILE's final content without every match of each
-# REGEX, in order (each must match).  A REGEX "@NAME" stands for the
-# regexes of harness/series/NAME, one a line ('#' lines and empty lines
-# left out).
+# partial FILE REGEX...: FILE's final content without the matches of each
+# REGEX, in order.  A REGEX "@NAME" stands for the regexes of
+# harness/series/NAME, one a line ("#" and "# ..." lines are comments,
+# empty lines are left out).  Each regex must match exactly once, or
+# exactly N times when its line starts with "[N] ": a later edit that a
+# regex also matches then stops the export instead of moving code into
+# the wrong commit.
 partial()
 {
 	python3 - "$msgs" "$@" <<'PY'
@@ -417,14 +420,18 @@ for p in pats:
     if p.startswith('@'):
         name = p[1:]
         lines = [(n, l) for n, l in enumerate(open('%s/%s' % (d, name)).read().split('\n'), 1)
-                 if l.strip() and not l.startswith('#')]
+                 if l.strip() and l != '#' and not l.startswith('# ')]
     else:
         lines = [(0, p)]
     for n, r in lines:
+        want = 1
+        m = re.match(r'\[(\d+)\] ', r)
+        if m and n:
+            want, r = int(m.group(1)), r[m.end():]
         s, k = re.subn(r, '', s, flags=re.M)
-        if not k:
+        if k != want:
             at = ' (harness/series/%s:%d)' % (p[1:], n) if n else ''
-            sys.exit("-%s%s removes nothing from %s" % (r, at, f))
+            sys.exit("-%s%s matches %d times in %s, not %d" % (r, at, k, f, want))
 sys.stdout.write(s)
 PY
 }

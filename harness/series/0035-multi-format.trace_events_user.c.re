@@ -23,7 +23,7 @@ user_event_is_multi\(user\) \? &user->group->multi_class :\x20
 \tif \(len->tp\) \{\n\t\tsnprintf\(p, len->tp, "%s\.%llx", name, multi_id\);\n\t\tuser->tp\.name = p;\n\t\tp \+= len->tp;\n\t\}\n
 \n \* -EINVAL when "name\.id" of a multi-format event is too long \(see @err\),
 ,\n\t\t\t  struct user_event_err \*err(?=\))
-^\tbool multi = flags & USER_EVENT_REG_MULTI_FORMAT;\n
+[2] ^\tbool multi = flags & USER_EVENT_REG_MULTI_FORMAT;\n
 ^\tu64 multi_id = 0;\n
 \t/\* Every attempt uses up an id, so that ids are never reused \*/\n\tif \(multi\)\n\t\tmulti_id = group->multi_id\+\+;\n\n
 (?<=user_event_strings_len\(desc, name), multi, multi_id
