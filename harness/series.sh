@@ -752,8 +752,12 @@ for ((i = 0; i < ${#patches[@]}; i++)); do
 				start=$SECONDS
 				slog=$obj/step-$((i + 1)).log
 				total=$(cat "$obj/.ue-objects" 2>/dev/null || echo 1100)
+				# then the series' own object again with W=1 (the other
+				# files it changes have W=1 warnings of 6.1's own)
 				if nice -n 10 make -C "$bwt" O="$obj" CC="$KCC" -j"$JOBS" bzImage 2>&1 |
-				   kbuild_progress "$slog" "patch $((i + 1))/${#patches[@]}" "$total"; then
+				   kbuild_progress "$slog" "patch $((i + 1))/${#patches[@]}" "$total" &&
+				   nice -n 10 make -C "$bwt" O="$obj" CC="$KCC" W=1 \
+					kernel/trace/trace_events_user.o >> "$slog" 2>&1; then
 					bres="OK $((SECONDS - start)) s ($what)"
 					find "$obj" -name '.*.o.cmd' | wc -l > "$obj/.ue-objects"
 					warn=$(our_warnings "$slog" "$bwt" | cut -f2-)
@@ -779,7 +783,8 @@ if [ "$KCC" != gcc ]; then
 	hits=$(( $(ccstat direct_cache_hit) + $(ccstat preprocessed_cache_hit) - hits0 ))
 	log "ccache ($CCACHE_DIR): $hits hits, $(( $(ccstat cache_miss) - miss0 )) misses"
 fi
-echo "build: make bzImage in ${obj#"$UE_REPO"/} at each commit; release = the release config (build/kconfig-release),"
+echo "build: make bzImage, then trace_events_user.o with W=1, in ${obj#"$UE_REPO"/} at each commit;"
+echo "  release = the release config (build/kconfig-release),"
 echo "  +KUNIT so that the KUnit patch compiles, +COMPILE_TEST while kernel/trace/Kconfig still has"
 echo "  USER_EVENTS depend on BROKEN || COMPILE_TEST: every step compiles trace_events_user.c"
 if [ -n "$broken" ]; then
