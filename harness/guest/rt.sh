@@ -18,7 +18,10 @@ uptime() { local u; u=$(</proc/uptime); echo "${u%% *}s"; }
 
 bash "$UE_REPO/harness/guest/test.sh"
 
-if [ -w $T/current_tracer ] && [[ $(<$T/available_tracers) == *preemptoff* ]]; then
+# The tracer runs in an instance of its own: the tests clear the top
+# level's "trace", which with a latency tracer resets its max buffer too
+if [[ $(<$T/available_tracers) == *preemptoff* ]] && mkdir $T/instances/rt 2>/dev/null; then
+	T=$T/instances/rt
 	echo "[guest] $(uptime) preemptoff tracer over stress_test"
 	echo 0 > $T/tracing_max_latency
 	echo preemptoff > $T/current_tracer
@@ -34,6 +37,7 @@ if [ -w $T/current_tracer ] && [[ $(<$T/available_tracers) == *preemptoff* ]]; t
 	echo "$(<$T/tracing_max_latency)" > "$R/preemptoff.max"
 	cat $T/trace > "$R/preemptoff.txt"
 	echo nop > $T/current_tracer
+	rmdir $T
 else
 	echo "no preemptoff tracer" > "$R/preemptoff.txt"
 fi
