@@ -586,8 +586,8 @@ preemptoff_summary()
 {
 	local res=$1 max from to
 	max=$(cat "$res/preemptoff.max")
-	from=$(sed -n 's/^ *=> started at: *//p' "$res/preemptoff.txt" | head -n 1)
-	to=$(sed -n 's/^ *=> ended at: *//p' "$res/preemptoff.txt" | head -n 1)
+	from=$(sed -n 's/^#* *=> started at: *//p' "$res/preemptoff.txt" | head -n 1)
+	to=$(sed -n 's/^#* *=> ended at: *//p' "$res/preemptoff.txt" | head -n 1)
 	echo "longest preempt-off section under stress_test ${max} us, ${from:-?} to ${to:-?} (${res#"$UE_REPO"/}/preemptoff.txt)"
 }
 
