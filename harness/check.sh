@@ -698,10 +698,10 @@ deb_expect()
 	return $errs
 }
 
-# deb_objects AM: the objects of the series' C files (ours, and the kernel
+# ver_objects AM: the objects of the series' C files (ours, and the kernel
 # C files the patches change) that their directory's Makefile builds (the
 # KUnit file is included by trace_events_user.c)
-deb_objects()
+ver_objects()
 {
 	local f o
 	{
@@ -762,7 +762,7 @@ debstep()
 		}
 	done < "$frag"
 	cmp -s "$kc/.config" "$obj/.config" || cp "$kc/.config" "$obj/.config"
-	mapfile -t objs < <(deb_objects "$am")
+	mapfile -t objs < <(ver_objects "$am")
 	t=$SECONDS
 	if ! nice -n 19 make -C "$am" O="$obj" -j"$JOBS" CC="ccache gcc" W=1 "${objs[@]}" \
 	     >"$C/$name.build.log" 2>&1; then
@@ -809,6 +809,7 @@ log "make check: ${STEPS[*]}"
 rand_ready=
 for s in "${STEPS[@]}"; do
 	wanted "$s" || continue
+	counted=$((pass + fail + skip))
 	case $s in
 	w1|clang|compat-n|hist-n|kunit-m|modules-n) variant "$s" ;;
 	smp-n|preempt) variant "$s" boot ;;
@@ -828,6 +829,8 @@ for s in "${STEPS[@]}"; do
 	ver-*) debstep "${s#ver-}" ;;
 	*) archstep "$s" ;;
 	esac
+	# A step that says nothing is a harness bug, never a pass
+	[ $((pass + fail + skip)) -gt "$counted" ] || result fail "$s" "(the step reported no result)"
 done
 {
 	printf '%s\n' "${lines[@]}"
