@@ -492,7 +492,9 @@ deb_objects()
 		result fail "$step" "(config: Debian's $cfg with USER_EVENTS=y did not land)"
 		return
 	fi
-	objs=(kernel/fork.o)
+	# fork.o and exec.o are always built (their Makefile lines continue
+	# over several lines, which configured() does not follow)
+	objs=(kernel/fork.o fs/exec.o)
 	for o in "${OUR_C[@]}" $(patched_c); do
 		o=${o%.c}.o
 		[[ " ${objs[*]} " == *" $o "* ]] && continue
@@ -501,7 +503,7 @@ deb_objects()
 	rm -f "${objs[@]/#/$obj/}"
 	nice -n 10 make -k -C "$tree" O="$obj" -j"$JOBS" "${kargs[@]}" W=1 "${objs[@]}" \
 		>"$C/$step.log" 2>&1
-	for o in kernel/trace/trace_events_user.o kernel/fork.o; do
+	for o in kernel/trace/trace_events_user.o kernel/fork.o fs/exec.o; do
 		[ -f "$obj/$o" ] || missing+=("$o")
 	done
 	local built=()
