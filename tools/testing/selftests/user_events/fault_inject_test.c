@@ -1846,7 +1846,7 @@ static bool fi_tomoyo_active(void)
 
 TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	struct fi_ctx *c = &self->c;
-	struct fi_shared *sh = fi_shared_page();
+	struct fi_shared *sh;
 	int n, ret, err, killed = 0;
 	long start = ue_now_ms();
 	struct fi_snap base, post;
@@ -1854,10 +1854,12 @@ TEST_F_TIMEOUT(fi, exec_with_enablers, 600) {
 	bool fired;
 	ssize_t len;
 
-	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)sh);
 	if (fi_tomoyo_active())
 		SKIP(return,
 		     "TOMOYO is active: without a loaded policy it panics on any failed allocation in execve() (tomoyo_warn_oom)");
+
+	sh = fi_shared_page();
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)sh);
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	ASSERT_LT(0, len);
 	exe[len] = '\0';
