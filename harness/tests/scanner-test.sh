@@ -30,7 +30,7 @@ for f in "$here"/splats/*.log; do
 	want=$(sed -n '1s/^# expect: //p' "$f")
 	tail -n +2 "$f" > "$tmp/$name.log"
 	allow=$tmp/empty-allow
-	[ "${name#clean-allowed}" != "$name" ] && allow=$here/splats/allow.txt
+	case $name in clean-allowed*|allowed-*) allow=$here/splats/allow.txt ;; esac
 	out=$(UE_SPLAT_ALLOW=$allow "$scan" "$tmp/$name.log")
 	rc=$?
 	case $want in
