@@ -409,14 +409,27 @@ stage_file()
 # empty lines are left out).  Each regex must match exactly once, or
 # exactly N times when its line starts with "[N] ": a later edit that a
 # regex also matches then stops the export instead of moving code into
-# the wrong commit.
+# the wrong commit.  "@NAME.diff" is a unified diff of the file, what
+# the next commit changes in it (an edit rather than an addition, such
+# as an optimisation): it is applied in reverse, with no fuzz.
 partial()
 {
 	python3 - "$msgs" "$@" <<'PY'
-import re, sys
+import re, subprocess, sys, tempfile
 d, f, pats = sys.argv[1], sys.argv[2], sys.argv[3:]
 s = open(f).read()
 for p in pats:
+    if p.startswith('@') and p.endswith('.diff'):
+        with tempfile.TemporaryDirectory() as t:
+            open(t + '/f', 'w').write(s)
+            r = subprocess.run(['patch', '-R', '-s', '-F0', '--batch', '--reject-file=-',
+                                '--no-backup-if-mismatch', '-o', t + '/out', t + '/f',
+                                '%s/%s' % (d, p[1:])], capture_output=True, text=True)
+            if r.returncode:
+                sys.exit("-%s does not apply in reverse to %s: %s" %
+                         (p, f, (r.stdout + r.stderr).strip().replace('\n', ' ')))
+            s = open(t + '/out').read()
+        continue
     if p.startswith('@'):
         name = p[1:]
         lines = [(n, l) for n, l in enumerate(open('%s/%s' % (d, name)).read().split('\n'), 1)
