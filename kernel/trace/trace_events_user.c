@@ -1166,29 +1166,24 @@ static void user_event_release_mem(struct user_event *user)
  */
 static int user_event_set_call_visible(struct user_event *user, bool visible)
 {
-	const struct cred *old_cred = NULL;
-	struct cred *cred = NULL;
+	const struct cred *old_cred;
+	struct cred *cred;
 	int ret;
 
-	/* Nothing to override for a caller that is root already */
-	if (!uid_eq(current_fsuid(), GLOBAL_ROOT_UID)) {
-		cred = prepare_creds();
-		if (!cred)
-			return -ENOMEM;
+	cred = prepare_creds();
+	if (!cred)
+		return -ENOMEM;
 
-		cred->fsuid = GLOBAL_ROOT_UID;
-		old_cred = override_creds(cred);
-	}
+	cred->fsuid = GLOBAL_ROOT_UID;
+	old_cred = override_creds(cred);
 
 	if (visible)
 		ret = trace_add_event_call(&user->call);
 	else
 		ret = trace_remove_event_call(&user->call);
 
-	if (cred) {
-		revert_creds(old_cred);
-		put_cred(cred);
-	}
+	revert_creds(old_cred);
+	put_cred(cred);
 
 	return ret;
 }
