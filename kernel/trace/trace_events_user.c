@@ -837,10 +837,8 @@ fail:
  * Appends @str to @buf, of @len bytes, at @pos as far as it fits, NUL
  * terminated, and returns the position after the whole of @str: a first
  * pass with @len 0 measures, as with snprintf(), but without its cost.
- * Inlined, the length and the copy of a string literal cost next to
- * nothing.
  */
-static __always_inline int user_fields_cat(char *buf, int len, int pos, const char *str)
+static int user_fields_cat(char *buf, int len, int pos, const char *str)
 {
 	int n = strlen(str);
 
