@@ -4,7 +4,7 @@
 # file, one Python regex a line (re.M), applied in order.
 ^ \* A process registers an event with DIAG_IOCSREG[\s\S]*? \* worker\.\n \*\n
 ^ \*   user_event_file_info\.lock \(per fd\): the fd's array of write indexes\.\n
-^ \*   user_event_mm\.lock[\s\S]*? \*     enabler hash\.\n
+^ \*   user_event_mm\.lock[\s\S]*? \*     every process; what a status change walks\.\n
 ^#include <linux/bitmap\.h>\n
 ^#include <linux/highmem\.h>\n
 ^#include <linux/mmap_lock\.h>\n
@@ -19,7 +19,6 @@
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct user_event_enabler \{\n[\s\S]*?^\};\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct user_event_file_info \{\n[\s\S]*?^\};\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^static [^\n;(]*?\bmax_user_event_enablers\b(?:[^;{]*;\n|[^;{]*\{\n[\s\S]*?^\};\n)\n?
-^/\*\n \* Every enabler by process[\s\S]*?static DEFINE_SPINLOCK\(user_event_enabler_table_lock\);\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^static [^\n;(]*?\buser_event_enabler_cache\b(?:[^;{]*;\n|[^;{]*\{\n[\s\S]*?^\};\n)\n?
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_get\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 ^static void user_event_enabler_update\(struct user_event \*user\);\n

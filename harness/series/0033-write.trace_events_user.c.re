@@ -17,7 +17,6 @@ validators and the\x20
 user_event_build_validators\(user,\x20
 (?<=user \+ 1)\)(?=,\n)
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^struct user_event_payload \{\n[\s\S]*?^\};\n\n
-(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\bcopy_payload_iter\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\bcopy_payload\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_validate\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?<=void \*tpdata, bool \*faulted\)\n\{\n)[\s\S]*?(?=^\}\n)
@@ -29,8 +28,6 @@ user_event_build_validators\(user,\x20
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_fault_in\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_write_core\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_write_iter\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
-(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_write\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
-^\t\.write\t\t= user_events_write,\n
 ^\t\.write_iter\t= user_events_write_iter,\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_refs\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_ref_find\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
