@@ -412,10 +412,7 @@ static struct dyn_event_operations user_event_dops = {
 
 /* ---- Command parsing and canonical matching ---- */
 
-/*
- * These helpers are pure: they work on a struct user_fields and touch no
- * global state, so the KUnit suite can call them without events.
- */
+/* Pure helpers, on a struct user_fields: the KUnit suite calls them alone */
 
 /*
  * Why a command is refused. The message goes to tracefs error_log with
@@ -2038,13 +2035,11 @@ static void user_event_enabler_unlink(struct user_event_enabler *enabler)
 /* Frees an unlinked enabler and drops its event reference */
 static void user_event_enabler_free(struct user_event_enabler *enabler)
 {
-	struct user_event_mm *uem = enabler->uem;
-
 	user_event_put(enabler->event);
 	if (!test_bit(ENABLE_VAL_COPY_BIT, &enabler->values))
 		kmem_cache_free(user_event_enabler_cache, enabler);
-	else if (atomic_dec_and_test(&uem->copies_left))
-		kvfree(uem->copies);
+	else if (atomic_dec_and_test(&enabler->uem->copies_left))
+		kvfree(enabler->uem->copies);
 }
 
 static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
@@ -2106,10 +2101,9 @@ void user_events_fork(struct task_struct *p, u64 clone_flags)
 }
 
 /*
- * Copies one enabler of the parent to the child, into @copy, under the
- * event's lock: a status change either finds the copy or has marked the
- * original dirty before it is read here: the child's worker then writes
- * the bit.
+ * Copies one enabler of the parent to the child. Under the event's lock,
+ * a status change either finds the copy or has marked the original dirty
+ * before it is read here: the child's worker then writes the bit.
  */
 static void user_event_enabler_copy(struct user_event_mm *uem,
 				    struct user_event_enabler *orig,
@@ -2117,17 +2111,17 @@ static void user_event_enabler_copy(struct user_event_mm *uem,
 {
 	struct user_event *user = orig->event;
 
-	lockdep_assert_held(&user->enablers_lock);
-
 	copy->uem = uem;
 	copy->event = user;
 	copy->addr = orig->addr;
 	user_event_get(user);
 
+	mutex_lock(&user->enablers_lock);
 	copy->values = READ_ONCE(orig->values) | BIT(ENABLE_VAL_COPY_BIT);
 	if (wipe)
 		copy->values |= BIT(ENABLE_VAL_DIRTY_BIT);
 	list_add_tail(&copy->event_link, &user->enablers);
+	mutex_unlock(&user->enablers_lock);
 
 	spin_lock(&user_event_enabler_table_lock);
 	hash_add(user_event_enabler_table, &copy->hash_link,
@@ -2148,8 +2142,7 @@ static void user_event_enabler_copy(struct user_event_mm *uem,
  * reference, except where it gets no memory (MADV_DONTFORK); memory it
  * gets zeroed (MADV_WIPEONFORK) has its bits written again. Its memory,
  * copied under the same locks, holds the parent's bits. The copies share
- * one allocation, sized to the parent's enablers: one memcg charge for a
- * fork instead of one per enabler.
+ * one allocation: one memcg charge per fork, not one per enabler.
  *
  * Context: dup_mmap(), both mmap_locks held for writing, which keeps the
  * parent's enablers and bits as they are.
@@ -2161,7 +2154,6 @@ int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	struct user_event_mm *parent = oldmm->user_event_mm, *uem;
 	struct user_event_enabler *enabler, *copy, *copies;
 	struct vm_area_struct *vma = NULL;
-	struct user_event *locked = NULL;
 
 	mmap_assert_write_locked(oldmm);
 
@@ -2186,36 +2178,22 @@ int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		if (!vma || (vma->vm_flags & VM_DONTCOPY))
 			continue;
 
-		/* A run of copies of one event takes the event's lock once */
-		if (enabler->event != locked) {
-			if (locked)
-				mutex_unlock(&locked->enablers_lock);
-			locked = enabler->event;
-			mutex_lock(&locked->enablers_lock);
-		}
-
 		copy = &copies[uem->count];
 		user_event_enabler_copy(uem, enabler, copy, vma->vm_flags & VM_WIPEONFORK);
 		if (test_bit(ENABLE_VAL_DIRTY_BIT, &copy->values))
 			mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
 
-		/* Every 64 copies: a check at each would add 15% to a copy */
-		if (!(uem->count % 64)) {
-			mutex_unlock(&locked->enablers_lock);
-			locked = NULL;
+		/* A fork of thousands of copies gives way every 64 of them */
+		if (!(uem->count % 64))
 			cond_resched();
-		}
 	}
-	if (locked)
-		mutex_unlock(&locked->enablers_lock);
 
 	/* No copy is freed before the child runs or its mm is put */
-	if (uem->count) {
+	atomic_set(&uem->copies_left, uem->count);
+	if (uem->count)
 		uem->copies = copies;
-		atomic_set(&uem->copies_left, uem->count);
-	} else {
+	else
 		kvfree(copies);
-	}
 
 	return 0;
 }
