@@ -552,4 +552,46 @@ TEST_F_TIMEOUT(memcg, fork_charges_copied_enablers, TEST_SECONDS)
 	close(fd);
 }
 
+/*
+ * Enablers in MADV_DONTFORK memory are not copied (the child has no such
+ * memory): a fork charges nothing for them, however many the parent has.
+ */
+TEST_F_TIMEOUT(memcg, fork_charges_nothing_for_dontfork_enablers, TEST_SECONDS)
+{
+	const char *cmd = PREFIX "_fork u32 a";
+	long page = sysconf(_SC_PAGESIZE), one, many;
+	static int word;
+	int fd, i, bad = 0;
+	int *words;
+
+	words = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, words);
+	ASSERT_EQ(0, madvise(words, page, MADV_DONTFORK));
+	ASSERT_EQ(0, cg_enter(self->a));
+
+	fd = open(DATA_FILE, O_RDWR);
+	ASSERT_LE(0, fd);
+	/* One enabler the child gets */
+	ASSERT_EQ(0, ue_reg_fd(fd, cmd, &word, 0, 4, 0, NULL));
+	one = mcg_fork_cost(self->a);
+	ASSERT_LE(0, one);
+
+	ASSERT_EQ(NR_ENABLERS, mcg_reg_enablers(fd, cmd, words, NR_ENABLERS));
+	many = mcg_fork_cost(self->a);
+	ASSERT_LE(0, many);
+	TH_LOG("fork with one copied enabler: %ld bytes charged; with %d more in MADV_DONTFORK memory: %ld",
+	       one, NR_ENABLERS, many);
+	ASSERT_LE(many - one, SLACK) {
+		TH_LOG("%d enablers the child does not get cost it %ld bytes",
+		       NR_ENABLERS, many - one);
+	}
+	for (i = 0; i < NR_ENABLERS; i++)
+		bad += ue_unreg_fd(fd, &words[i / 32], i % 32) != 0;
+	ASSERT_EQ(0, bad);
+	ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
+	close(fd);
+	munmap(words, page);
+}
+
 TEST_HARNESS_MAIN
