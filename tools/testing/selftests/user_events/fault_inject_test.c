@@ -96,7 +96,13 @@ static const char * const fi_events[] = {
  */
 #define FORK_EVENTS		3
 #define FORK_INTERLEAVED	15	/* at each end */
-#define FORK_RUN		60	/* per event */
+/*
+ * The fork copies the enablers into one kvmalloc_array() of the parent's
+ * count, 80 bytes an enabler on 64-bit: it fails in this sweep only as a
+ * kmalloc of at most a page (51 enablers), which has no vmalloc fallback
+ * to absorb the fault.
+ */
+#define FORK_RUN		7	/* per event */
 #define FORK_ENABLERS		(2 * FORK_INTERLEAVED + FORK_EVENTS * FORK_RUN)
 #define EXEC_ENABLERS		8
 
