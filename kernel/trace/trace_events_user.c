@@ -880,8 +880,7 @@ static int user_fields_canon(const struct user_fields *desc, char *buf, int len)
 		pos = user_fields_cat(buf, len, pos, f->name);
 		if (f->kind == USER_FIELD_STRUCT)
 			pos += snprintf(pos < len ? buf + pos : NULL,
-					pos < len ? len - pos : 0, " %u",
-					f->size);
+					pos < len ? len - pos : 0, " %u", f->size);
 	}
 
 	return pos;
@@ -1051,8 +1050,7 @@ static void user_event_put(struct user_event *user)
 	}
 
 	if (!WARN_ONCE(user_event_is_persist(user),
-		       "user_events: persistent event %s unreferenced\n",
-		       user->tp.name))
+		       "user_events: persistent event %s unreferenced\n", user->tp.name))
 		list_add_tail(&user->pending_link, &user_event_pending);
 	spin_unlock(&user_event_pending_lock);
 
@@ -1855,8 +1853,7 @@ static bool user_event_mm_write_dirty(struct user_event_mm *uem, unsigned int at
 
 		/* Any process can cause this: no log flood */
 		pr_warn_ratelimited("Fault for mm: 0x%p @ 0x%lx event: %s\n",
-				    uem->mm, enabler->addr,
-				    enabler->event->tp.name);
+				    uem->mm, enabler->addr, enabler->event->tp.name);
 	}
 
 	return dirty;
@@ -2131,6 +2128,18 @@ static void user_event_enabler_copy(struct user_event_mm *uem,
 
 	list_add_tail(&copy->mm_link, &uem->enablers);
 	uem->count++;
+	if (test_bit(ENABLE_VAL_DIRTY_BIT, &copy->values))
+		mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
+}
+
+/* Whether a child gets the parent's memory at @addr; *@vma: its mapping */
+static bool user_event_fork_copies(struct mm_struct *oldmm, unsigned long addr,
+				   struct vm_area_struct **vma)
+{
+	if (!*vma || addr < (*vma)->vm_start || addr >= (*vma)->vm_end)
+		*vma = vma_lookup(oldmm, addr);
+
+	return *vma && !((*vma)->vm_flags & VM_DONTCOPY);
 }
 
 /**
@@ -2142,18 +2151,18 @@ static void user_event_enabler_copy(struct user_event_mm *uem,
  * reference, except where it gets no memory (MADV_DONTFORK); memory it
  * gets zeroed (MADV_WIPEONFORK) has its bits written again. Its memory,
  * copied under the same locks, holds the parent's bits. The copies share
- * one allocation: one memcg charge per fork, not one per enabler.
+ * one allocation, of their number: one memcg charge per fork.
  *
  * Context: dup_mmap(), both mmap_locks held for writing, which keeps the
  * parent's enablers and bits as they are.
- * Return: 0, or -ENOMEM before anything is copied. When the fork fails
- * later, the put of @mm drops the copies.
+ * Return: 0 or -ENOMEM; the put of @mm after a failed fork drops the copies.
  */
 int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	struct user_event_mm *parent = oldmm->user_event_mm, *uem;
-	struct user_event_enabler *enabler, *copy, *copies;
+	struct user_event_enabler *enabler, *copies;
 	struct vm_area_struct *vma = NULL;
+	unsigned int count = 0;
 
 	mmap_assert_write_locked(oldmm);
 
@@ -2165,35 +2174,27 @@ int user_events_dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		return -ENOMEM;
 	mm->user_event_mm = uem;
 
-	if (!parent->count)
+	list_for_each_entry(enabler, &parent->enablers, mm_link)
+		count += user_event_fork_copies(oldmm, enabler->addr, &vma);
+	if (!count)
 		return 0;
-	copies = kvmalloc_array(parent->count, sizeof(*copies), GFP_KERNEL_ACCOUNT);
+
+	copies = kvmalloc_array(count, sizeof(*copies), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!copies)
 		return -ENOMEM;
 
 	list_for_each_entry(enabler, &parent->enablers, mm_link) {
-		/* The parent's mapping of the address, the last one first */
-		if (!vma || enabler->addr < vma->vm_start || enabler->addr >= vma->vm_end)
-			vma = vma_lookup(oldmm, enabler->addr);
-		if (!vma || (vma->vm_flags & VM_DONTCOPY))
+		if (!user_event_fork_copies(oldmm, enabler->addr, &vma))
 			continue;
 
-		copy = &copies[uem->count];
-		user_event_enabler_copy(uem, enabler, copy, vma->vm_flags & VM_WIPEONFORK);
-		if (test_bit(ENABLE_VAL_DIRTY_BIT, &copy->values))
-			mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
-
-		/* A fork of thousands of copies gives way every 64 of them */
-		if (!(uem->count % 64))
-			cond_resched();
+		user_event_enabler_copy(uem, enabler, &copies[uem->count],
+					vma->vm_flags & VM_WIPEONFORK);
+		cond_resched();
 	}
 
 	/* No copy is freed before the child runs or its mm is put */
-	atomic_set(&uem->copies_left, uem->count);
-	if (uem->count)
-		uem->copies = copies;
-	else
-		kvfree(copies);
+	uem->copies = copies;
+	atomic_set(&uem->copies_left, count);
 
 	return 0;
 }
