@@ -91,16 +91,16 @@ static const char * const fi_events[] = {
  * copies of the parent's enablers must give every reference back,
  * wherever it failed. The parent has enablers of 3 events: interleaved
  * (runs of 1) at both ends and one long run per event between, so that
- * a failure finds references of several events, taken one by one or
- * for a run of copies of one event at once.
+ * a failure finds references of several events, in whatever order
+ * the kernel takes them.
  */
 #define FORK_EVENTS		3
 #define FORK_INTERLEAVED	15	/* at each end */
 /*
- * The fork copies the enablers into one kvmalloc_array() of the parent's
- * count, 80 bytes an enabler on 64-bit: it fails in this sweep only as a
- * kmalloc of at most a page (51 enablers), which has no vmalloc fallback
- * to absorb the fault.
+ * A fork may copy the enablers into one kvmalloc_array() of their count,
+ * 80 bytes an enabler on 64-bit: a failure of it is a fault site of this
+ * sweep only as a kmalloc of at most a page (51 enablers), which has no
+ * vmalloc fallback to absorb the fault.
  */
 #define FORK_RUN		7	/* per event */
 #define FORK_ENABLERS		(2 * FORK_INTERLEAVED + FORK_EVENTS * FORK_RUN)
