@@ -580,8 +580,8 @@ TEST_F_TIMEOUT(memcg, fork_charges_nothing_for_dontfork_enablers, TEST_SECONDS)
 	ASSERT_EQ(NR_ENABLERS, mcg_reg_enablers(fd, cmd, words, NR_ENABLERS));
 	many = mcg_fork_cost(self->a);
 	ASSERT_LE(0, many);
-	TH_LOG("fork with one copied enabler: %ld bytes charged; with %d more in MADV_DONTFORK memory: %ld",
-	       one, NR_ENABLERS, many);
+	TH_LOG("fork charges %ld bytes for one copy, %ld with %d enablers in DONTFORK memory",
+	       one, many, NR_ENABLERS);
 	ASSERT_LE(many - one, SLACK) {
 		TH_LOG("%d enablers the child does not get cost it %ld bytes",
 		       NR_ENABLERS, many - one);
