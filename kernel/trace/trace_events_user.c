@@ -1799,8 +1799,7 @@ static int user_event_enabler_write(struct user_event_mm *uem,
 	return user_event_mm_write_bit(uem->mm, enabler->addr,
 				       user_event_enabler_bit(enabler),
 				       user_event_enabler_compat(enabler),
-				       READ_ONCE(enabler->event->status),
-				       gup_flags);
+				       READ_ONCE(enabler->event->status), gup_flags);
 }
 
 /*
