@@ -697,7 +697,7 @@ def readme(table, brk, goals, notes, why):
              "   the calibration profile, per registration.",
              "",
              "`UE_BENCH_ARGS=-r,7,-t,300,write,fork` picks repetitions, slice length (ms)",
-             "and sections of boot 1; `UE_BENCH_ICOUNT=0` skips boots 2 and 3, and",
+             "and sections of boot 1; `UE_BENCH_BOOTS=1` skips boots 2 and 3, and",
              "`UE_BENCH_BOOTS=2` runs only the exact rows (a few minutes; no chart, no",
              f"README update).  Each wall-clock row is the median of {reps} interleaved",
              "repetitions.",
