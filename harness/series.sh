@@ -742,7 +742,13 @@ mkdir -p "$obj"
 touch "$obj/.ue-series-ok"
 [ "$build_mode" != force ] || : > "$obj/.ue-series-ok"
 table=$B/series-table.txt
-printf '%-64s %-26s %s\n' "Patch (build/series/)" "checkpatch --strict" "build" > "$table"
+# lines the diff removes and adds (the message and the diffstat not counted)
+diff_lines()
+{
+	awk '/^diff --git / { d = 1; next } !d || /^(--- |\+\+\+ )/ || /^-- $/ { next }
+	     /^-/ { m++ } /^\+/ { p++ } END { printf "-%d/+%d", m, p }' "$1"
+}
+printf '%-64s %-12s %-26s %s\n' "Patch (build/series/)" "lines" "checkpatch --strict" "build" > "$table"
 broken=
 for ((i = 0; i < ${#patches[@]}; i++)); do
 	name=$(basename "${patches[i]}" .patch)
@@ -789,7 +795,8 @@ for ((i = 0; i < ${#patches[@]}; i++)); do
 			fi
 		fi
 	fi
-	printf '%-64s %-26s %s\n' "$name" "${cpres[$name]}" "$bres" | tee -a "$table"
+	printf '%-64s %-12s %-26s %s\n' "$name" "$(diff_lines "${patches[i]}")" "${cpres[$name]}" "$bres" |
+		tee -a "$table"
 done
 
 if [ "$KCC" != gcc ]; then
