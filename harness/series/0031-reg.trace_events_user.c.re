@@ -33,3 +33,17 @@ the enable bits and\x20
 \tuser_event_enabler_cache = KMEM_CACHE\(user_event_enabler, SLAB_ACCOUNT \| SLAB_PANIC\);\n\n
 ^\tedata = tracefs_create_file[\s\S]*?\t\tgoto err;\n\t\}\n\n
 ^err:\n\tpr_warn\("Could not register with tracefs\\n"\);\n\treturn -ENODEV;\n
+# The status of an event, which the enablers follow, and what else they need first.
+,\x20event\x20status\x20and\x20the\x20fan-out\x20of\x20a\n\x20\*\x20\x20\x20\x20\x20status\x20change
+^#include <linux/ioctl\.h>\n
+^#include <linux/tracefs\.h>\n
+^#include <linux/uaccess\.h>\n
+^/\* Status bits of an event, recomputed from the tracepoint's probes \*/\n#define EVENT_STATUS_FTRACE\t\tBIT\(0\)\n#define EVENT_STATUS_OTHER\t\tBIT\(7\)\n\n
+^ \* @status: EVENT_STATUS_\* bits \(written under event_mutex\)\n
+^\tu8\t\t\t\tstatus;\n
+^/\* The status is what is attached to the tracepoint right now \*/\nstatic void user_event_update_status\(struct user_event \*user\)\n\{\n[\s\S]*?^\}\n\n
+^\tuser_event_update_status\(user\);\n\n
+\(then\x20\*@created,\x20if\x20given,\x20becomes\x20true\),\x20
+,\n\t\t\t\t\x20\x20\x20\x20\x20bool\x20\*created(?=\)\n\{)
+^\t\t\tif \(!ret && created\)\n\t\t\t\t\*created = true;\n
+(?<=&user), NULL(?=\);)

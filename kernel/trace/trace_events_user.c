@@ -44,7 +44,7 @@
  *     enabler hash.
  *   user_event_pending_lock (spinlock, no interrupt takes it): the
  *     unreferenced events awaiting destruction. The final put of an event
- *     takes only this lock, so it can happen anywhere.
+ *     takes only this lock, so it needs no mutex.
  * RCU-sched protects the per-fd index array and the tracepoint probes on
  * the write path.
  */
@@ -1343,9 +1343,6 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type, vo
 {
 	struct user_event *user = call->data;
 
-	if (!user)
-		return -ENOENT;
-
 	switch (type) {
 	case TRACE_REG_REGISTER:
 	case TRACE_REG_UNREGISTER:
@@ -1571,8 +1568,6 @@ static bool user_event_drop_unreferenced(struct user_event *user)
 static void user_event_log_err(const char *log_cmd, const char *parsed,
 			       const struct user_event_err *err)
 {
-	lockdep_assert_held(&event_mutex);
-
 	tracing_log_err(NULL, "user_events", log_cmd, user_event_err_text,
 			err->type, (parsed - log_cmd) + err->pos);
 }
@@ -1620,9 +1615,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 
 	ret = user_event_name_check(name, &err);
 	if (ret) {
-		mutex_lock(&event_mutex);
 		user_event_log_err(log_cmd, cmd, &err);
-		mutex_unlock(&event_mutex);
 		goto out;
 	}
 
