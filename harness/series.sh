@@ -795,7 +795,7 @@ for ((i = 0; i < ${#patches[@]}; i++)); do
 			fi
 		fi
 	fi
-	printf '%-64s %-12s %-26s %s\n' "$name" "$(diff_lines "${patches[i]}")" "${cpres[$name]}" "$bres" |
+	printf '%-64s %-12s %-26s %s\n' "$name" "$(diff_lines "$out/$name.patch")" "${cpres[$name]}" "$bres" |
 		tee -a "$table"
 done
 
