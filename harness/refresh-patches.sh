@@ -117,7 +117,7 @@ for f in "${new[@]}"; do
 	p=${f//\//-}.patch
 	[ ! -e "$UE_REPO/patches/$p" ] || die "patches/$p exists already"
 	mkpatch "$UE_REPO/patches/$p" "$f"
-	log "wrote patches/$p; add its row to patches/series, e.g.:  00315-mm-hooks  $p"
+	log "wrote patches/$p; add its row to patches/series, e.g.:  0031-reg  $p"
 	n=$((n + 1))
 done
 

@@ -47,3 +47,5 @@ the enable bits and\x20
 ,\n\t\t\t\t\x20\x20\x20\x20\x20bool\x20\*created(?=\)\n\{)
 ^\t\t\tif \(!ret && created\)\n\t\t\t\t\*created = true;\n
 (?<=&user), NULL(?=\);)
+(?<=@refcnt: References: )fds, enablers,\x20
+(?<=In use by )a process,\x20

@@ -37,3 +37,4 @@ user_event_is_multi\(user\) \? &user->group->multi_class :\x20
  for single-format events and a new event for multi-format\n \* ones
  &&\n\t    strcmp\(system, USER_EVENTS_MULTI_SYSTEM\)
 ^\tuser_event_class_init\(&init_group\.multi_class, USER_EVENTS_MULTI_SYSTEM\);\n
+(?<=its name is @reg_name) or "name\.id"

@@ -1035,7 +1035,8 @@ static void user_event_get_revive(struct user_event *user)
  * The last reference of a non-persistent event keeps the count at 1 and
  * puts the event on the pending list, from which a work item destroys it
  * (or a tracer revives it). The put itself needs no mutex: it happens in
- * class->reg(), where an event call cannot be removed, and in __mmput().
+ * class->reg(), where an event call cannot be removed, and when a process
+ * exits or execs.
  */
 static void user_event_put(struct user_event *user)
 {
