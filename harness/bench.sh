@@ -125,7 +125,7 @@ guest()	# NAME FLAVOUR ARGS [VAR=VALUE...]: one boot, its raw rows with PREFIX
 boots=${UE_BENCH_BOOTS:-1 2 3}
 boot() { [[ " $boots " == *" $1 "* ]]; }	# boot N: whether boot N runs
 complete=0
-! boot 1 || ! boot 2 || ! boot 3 || complete=1
+boot 1 && boot 2 && boot 3 && complete=1
 
 : > "$out/raw.txt"
 if boot 1; then

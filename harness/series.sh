@@ -742,11 +742,10 @@ mkdir -p "$obj"
 touch "$obj/.ue-series-ok"
 [ "$build_mode" != force ] || : > "$obj/.ue-series-ok"
 table=$B/series-table.txt
-# lines the diff removes and adds (the message and the diffstat not counted)
+# lines the patch removes and adds, as git counts them
 diff_lines()
 {
-	awk '/^diff --git / { d = 1; next } !d || /^(--- |\+\+\+ )/ || /^-- $/ { next }
-	     /^-/ { m++ } /^\+/ { p++ } END { printf "-%d/+%d", m, p }' "$1"
+	git apply --numstat "$1" | awk '{ a += $1; d += $2 } END { printf "-%d/+%d", d, a }'
 }
 printf '%-64s %-12s %-26s %s\n' "Patch (build/series/)" "lines" "checkpatch --strict" "build" > "$table"
 broken=
