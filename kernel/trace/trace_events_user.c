@@ -68,6 +68,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/string_helpers.h>
 #include <linux/sysctl.h>
 #include <linux/tracefs.h>
 #include <linux/tracepoint.h>
@@ -1565,12 +1566,43 @@ static bool user_event_drop_unreferenced(struct user_event *user)
 	return !user_event_destroy(user);
 }
 
-/* Logs why a command is refused, under the user_events label */
+/* Where the words of a command end: see user_field_split() */
+static bool user_event_word_end(char c)
+{
+	return !c || c == ';' || user_field_is_space(c);
+}
+
+/*
+ * Logs why a command is refused, under the user_events label. Anybody who
+ * may register an event writes to this log, which root reads: it gets the
+ * offending word of @log_cmd only, every byte but printable ASCII escaped,
+ * and the caret under the offending byte.
+ */
 static void user_event_log_err(const char *log_cmd, const char *parsed,
 			       const struct user_event_err *err)
 {
-	tracing_log_err(NULL, "user_events", log_cmd, user_event_err_text,
-			err->type, (parsed - log_cmd) + err->pos);
+	const unsigned int flags = ESCAPE_HEX | ESCAPE_NAP;
+	const char *at = parsed + err->pos, *start = at, *end = at;
+	size_t size;
+	char *word;
+	int pos;
+
+	while (start > log_cmd && !user_event_word_end(start[-1]))
+		start--;
+	while (!user_event_word_end(*end))
+		end++;
+
+	/* An escaped byte takes four ("\xff") */
+	size = (end - start) * 4 + 1;
+	word = kmalloc(size, GFP_KERNEL);
+	if (!word)
+		return;
+
+	pos = string_escape_mem(start, at - start, word, size, flags, NULL);
+	word[string_escape_mem(start, end - start, word, size, flags, NULL)] = '\0';
+
+	tracing_log_err(NULL, "user_events", word, user_event_err_text, err->type, pos);
+	kfree(word);
 }
 
 /*
@@ -1578,7 +1610,7 @@ static void user_event_log_err(const char *log_cmd, const char *parsed,
  * (then *@created, if given, becomes true), with one reference for the
  * caller. The same name and fields reuse the event. Different fields give
  * -EADDRINUSE for single-format events and a new event for multi-format
- * ones. error_log shows @log_cmd, which ends with @cmd, for an error.
+ * ones. error_log quotes @log_cmd, which ends with @cmd, for an error.
  */
 static int user_event_find_or_create(struct user_event_group *group,
 				     const char *cmd, const char *log_cmd,

@@ -1876,9 +1876,9 @@ TEST_F(deploy, multi_format_name_too_long_with_id_logged) {
 	*line++ = '\0';
 	EXPECT_STREQ("user_events: error: Event name with its .<id> longer than 255 bytes",
 		     at);
-	/* The command, then the caret under the first byte that does not fit */
+	/* The name, then the caret under the first byte that does not fit */
 	pos = 255 - 1 - deploy_hex_len(id + 2);
-	snprintf(expect, sizeof(expect), "  Command: %s\n%*s^\n", cmd,
+	snprintf(expect, sizeof(expect), "  Command: %s\n%*s^\n", name,
 		 (int)strlen("  Command: ") + pos, "");
 	EXPECT_STREQ(expect, line);
 	free(log);

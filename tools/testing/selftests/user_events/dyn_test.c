@@ -672,18 +672,18 @@ TEST_F(user, name_taken_by_uprobe_eexist) {
 }
 
 /*
- * error_log: a refused command is logged as it was given, with a caret
- * under the word that was refused. The caret's column counts from the
- * start of the logged command: through the ioctl the name and the
- * separator in front of the field list, through dynamic_events also the
- * "u:" prefix and any spaces after it.
+ * error_log: a refused command is logged by the word that was refused,
+ * alone, with the caret under its first byte, whatever stands before it:
+ * a name of any length, the "u:" of dynamic_events and spaces after it,
+ * other fields. (The log is global: nobody's whole command goes there;
+ * records_test checks the escaping of bytes that are not printable.)
  */
 #define ERROR_LOG	TRACEFS_DIR "/error_log"
 #define CMD_PREFIX	"  Command: "
 
 struct logged_error {
 	char text[128];		/* what follows "user_events: error: " */
-	char cmd[1024];		/* the command as logged */
+	char cmd[1024];		/* what the log quotes of the command */
 	int caret;		/* column of the caret, 0 under cmd[0] */
 };
 
@@ -780,47 +780,42 @@ static void caret_cleanup(void)
 }
 
 /*
- * After a refused @cmd, error_log's last entry is @cmd itself with the
- * caret at @want, the offset of the refused word in @cmd.
+ * After a refused @cmd, error_log's last entry quotes @word, the word of
+ * @cmd that was refused, with the caret under its first byte.
  */
 static void check_caret(struct __test_metadata *_metadata, const char *cmd,
-			int want)
+			const char *word)
 {
 	struct logged_error e;
 
 	ASSERT_TRUE(last_error(&e)) {
 		TH_LOG("no entry in error_log after \"%s\"", cmd);
 	}
-	EXPECT_STREQ(cmd, e.cmd);
-	EXPECT_EQ(want, e.caret) {
-		TH_LOG("\"%s\" (%s): caret at %d, under \"%s\"; want %d, under \"%s\"",
-		       cmd, e.text, e.caret,
-		       e.caret < (int)strlen(cmd) ? cmd + e.caret : "",
-		       want, cmd + want);
+	EXPECT_STREQ(word, e.cmd) {
+		TH_LOG("\"%s\" (%s)", cmd, e.text);
+	}
+	EXPECT_EQ(0, e.caret) {
+		TH_LOG("\"%s\" (%s): caret at %d of \"%s\"", cmd, e.text,
+		       e.caret, e.cmd);
 	}
 }
 
 TEST_F(user, error_log_caret_ioctl) {
 	unsigned int n, c;
 	char cmd[512];
-	int want;
 
 	caret_cleanup();
 	for (n = 0; n < NR_CARET_NAMES; n++) {
 		for (c = 0; c < ARRAY_SIZE(caret_cases); c++) {
 			snprintf(cmd, sizeof(cmd), "%s %s", caret_name(n),
 				 caret_cases[c].fields);
-			want = strlen(caret_name(n)) + 1 +
-			       (strstr(caret_cases[c].fields,
-				       caret_cases[c].refused) -
-				caret_cases[c].fields);
 
 			ASSERT_EQ(0, clear_error_log());
 			ASSERT_EQ(-1, ue_reg(cmd, &self->check, 31, 4, 0)) {
 				TH_LOG("\"%s\" registered", cmd);
 			}
 			ASSERT_EQ(EINVAL, errno);
-			check_caret(_metadata, cmd, want);
+			check_caret(_metadata, cmd, caret_cases[c].refused);
 		}
 	}
 	caret_cleanup();
@@ -831,7 +826,6 @@ TEST_F(user, error_log_caret_dyn) {
 	static const char * const gaps[] = { "", "   " };
 	unsigned int n, c, g;
 	char cmd[600];
-	int want;
 
 	caret_cleanup();
 	for (g = 0; g < ARRAY_SIZE(gaps); g++) {
@@ -839,17 +833,13 @@ TEST_F(user, error_log_caret_dyn) {
 			for (c = 0; c < ARRAY_SIZE(caret_cases); c++) {
 				snprintf(cmd, sizeof(cmd), "u:%s%s %s", gaps[g],
 					 caret_name(n), caret_cases[c].fields);
-				want = strlen("u:") + strlen(gaps[g]) +
-				       strlen(caret_name(n)) + 1 +
-				       (strstr(caret_cases[c].fields,
-					       caret_cases[c].refused) -
-					caret_cases[c].fields);
 
 				ASSERT_EQ(0, clear_error_log());
 				ASSERT_EQ(EINVAL, ue_dyn_write(cmd)) {
 					TH_LOG("\"%s\" not refused", cmd);
 				}
-				check_caret(_metadata, cmd, want);
+				check_caret(_metadata, cmd,
+					    caret_cases[c].refused);
 			}
 		}
 	}
@@ -858,7 +848,7 @@ TEST_F(user, error_log_caret_dyn) {
 
 /*
  * A name that exists with other fields: the caret is under the start of
- * the field list that differs.
+ * the field list that differs, its first word.
  */
 TEST_F(user, error_log_caret_fields_differ) {
 	static const char ioctl_cmd[] = EVENT " u64 b";
@@ -869,11 +859,11 @@ TEST_F(user, error_log_caret_fields_differ) {
 	ASSERT_EQ(0, clear_error_log());
 	ASSERT_EQ(-1, ue_reg(ioctl_cmd, &self->check, 31, 4, 0));
 	ASSERT_EQ(EADDRINUSE, errno);
-	check_caret(_metadata, ioctl_cmd, strlen(EVENT " "));
+	check_caret(_metadata, ioctl_cmd, "u64");
 
 	ASSERT_EQ(0, clear_error_log());
 	ASSERT_EQ(EADDRINUSE, ue_dyn_write(dyn_cmd));
-	check_caret(_metadata, dyn_cmd, strlen("u:  " EVENT " "));
+	check_caret(_metadata, dyn_cmd, "u64");
 
 	ASSERT_EQ(0, ue_dyn_write("-:" EVENT " u32 a"));
 	ASSERT_FALSE(ue_exists(ENABLE_FILE));
