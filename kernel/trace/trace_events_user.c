@@ -1773,10 +1773,24 @@ static void user_event_bit_location(unsigned long *addr, int *bit, bool compat)
 }
 
 /*
+ * Whether a write fault at @addr goes to the file system's page_mkwrite,
+ * which may wait (for a FUSE server to answer a writeback, for I/O, for a
+ * frozen file system) whatever the fault flags ask; mmap_lock held.
+ */
+static bool user_event_fault_mkwrite(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+
+	return vma && (vma->vm_flags & VM_SHARED) && vma->vm_ops &&
+	       vma->vm_ops->page_mkwrite;
+}
+
+/*
  * Sets or clears a bit of a process; mmap_lock held. @gup_flags is
  * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (the
  * page may be faulted in, as long as that waits for nothing: no I/O, no
- * userfaultfd monitor, no FUSE server).
+ * userfaultfd monitor, no FUSE server; so not in a page that the file
+ * system must prepare for a write).
  *
  * Return: 0, -EAGAIN when the page needs a fault (that would wait), or
  * -EFAULT when the address is not mapped writable (FOLL_NOWAIT only).
@@ -1792,6 +1806,9 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
+
+	if ((gup_flags & FOLL_NOWAIT) && user_event_fault_mkwrite(mm, addr))
+		gup_flags = FOLL_NOFAULT;
 
 	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags, &page, NULL, NULL);
 	if (ret <= 0)
