@@ -204,14 +204,42 @@ struct user_event_validator {
 };
 
 /**
+ * struct user_event_fmt - The layout of an event's records, and their type id
+ * @event: Registered with the tracing core: it holds the type id that the
+ *	records carry, and printing a record finds it by that id
+ * @desc: The fields of the records
+ * @link: Entry of @kept->fmts (event_mutex)
+ * @kept: The batch that waits until the records of a removed event that
+ *	used the format are gone, or NULL (event_mutex)
+ * @node: Entry of user_event_kept_names while no event uses it, for an event
+ *	of the same name and fields to take it again (event_mutex)
+ * @live: An event uses it (event_mutex)
+ * @name: The name that records show: the event's tracepoint name
+ *
+ * An event that is removed while a trace buffer may hold its records
+ * leaves its format behind: the type id is not handed to another event
+ * and the records stay readable, until every buffer that recorded them
+ * has let them go.
+ */
+struct user_event_fmt {
+	struct trace_event	event;
+	struct user_fields	desc;
+	struct list_head	link;
+	struct user_event_kept	*kept;
+	struct hlist_node	node;
+	bool			live;
+	char			name[];
+};
+
+/**
  * struct user_event - One user event
  * @group: Group the event belongs to
  * @reg_name: The name given at registration
  * @args: Canonical field list, "" when there are no fields
- * @desc: Parsed fields
+ * @fmt: The layout of its records, and their type id
  * @validators: Checks of the dynamic locations, in field order
  * @nr_validators: Number of @validators
- * @tp: The tracepoint; its name is @reg_name or "name.id"
+ * @tp: The tracepoint; its name is that of @fmt, @reg_name or "name.id"
  * @call: The trace event
  * @devent: Entry of the dynamic_events list
  * @node: Entry of the group hash
@@ -236,7 +264,7 @@ struct user_event {
 	struct user_event_group		*group;
 	char				*reg_name;
 	char				*args;
-	struct user_fields		desc;
+	struct user_event_fmt		*fmt;
 	struct user_event_validator	*validators;
 	int				nr_validators;
 	struct tracepoint		tp;
@@ -373,12 +401,76 @@ static const struct user_field_type user_field_types[] = {
 
 static struct user_event_group init_group;
 
-/* Number of events and its limit, both under event_mutex */
+/*
+ * Number of events, and of formats kept for the records of removed events,
+ * and its limit, all under event_mutex
+ */
 static unsigned int current_user_events;
 static unsigned int max_user_events = 32768;
 
 /* Enablers of one process at most, beyond that -ENOSPC */
 static unsigned int max_user_event_enablers = 65536;
+
+/*
+ * The formats of removed events whose records may still be in a trace
+ * buffer wait in two batches. The open one takes the newly removed and
+ * notes the trace arrays that recorded them. Once the closed one is done,
+ * the open one is closed: where every per-CPU buffer of its trace arrays
+ * stands is marked, and its formats go when each of those buffers has let
+ * go of what it held then (overwritten, read or cleared), or its trace
+ * array is gone.
+ */
+#define USER_EVENT_KEPT_TRS		8
+#define USER_EVENT_KEPT_INTERVAL	HZ
+
+/**
+ * struct user_event_mark - Where a per-CPU buffer of a trace array stood
+ * @min: The fewest records committed to one of its buffers (the trace and
+ *	the snapshot buffer, which swap) that held records
+ * @max: The most
+ *
+ * A buffer counts the records it commits from its last reset, and lets
+ * the oldest go first. It holds no record of the mark's time once it has
+ * let @max of them go, or once its count is below @min: it was reset.
+ */
+struct user_event_mark {
+	u64	min;
+	u64	max;
+};
+
+/**
+ * struct user_event_kept - A batch of formats kept for their records
+ * @fmts: The formats (user_event_fmt.link)
+ * @trs: While open, the trace arrays that recorded their events; once
+ *	closed, those it waits for (allocated), NULL where one has passed
+ * @nr_trs: Number of @trs; while open, more than USER_EVENT_KEPT_TRS
+ *	stands for every trace array
+ * @marks: Once closed, the mark of each possible CPU of each of @trs
+ * @closed: The batch waits for its marks
+ * @open_trs: The storage of @trs while open
+ */
+struct user_event_kept {
+	struct list_head	fmts;
+	struct trace_array	**trs;
+	unsigned int		nr_trs;
+	struct user_event_mark	*marks;
+	bool			closed;
+	struct trace_array	*open_trs[USER_EVENT_KEPT_TRS];
+};
+
+static struct user_event_kept user_event_kept_open = {
+	.fmts	= LIST_HEAD_INIT(user_event_kept_open.fmts),
+	.trs	= user_event_kept_open.open_trs,
+};
+
+static struct user_event_kept user_event_kept_closed = {
+	.fmts	= LIST_HEAD_INIT(user_event_kept_closed.fmts),
+};
+
+/* Kept formats of single-format events, by name, for the name to return */
+static DEFINE_HASHTABLE(user_event_kept_names, USER_EVENTS_HASH_BITS);
+static void user_event_kept_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(user_event_kept_work, user_event_kept_work_fn);
 
 /* Unreferenced non-persistent events waiting for destruction */
 static LIST_HEAD(user_event_pending);
@@ -1105,7 +1197,7 @@ static int user_fields_nr_validators(const struct user_fields *desc)
 /* Fills the validators of the dynamic locations at @mem. Return: the end */
 static void *user_event_build_validators(struct user_event *user, void *mem)
 {
-	struct user_fields *desc = &user->desc;
+	struct user_fields *desc = &user->fmt->desc;
 	struct user_event_validator *v = mem;
 	struct user_field *f;
 	int i;
@@ -1137,8 +1229,8 @@ static int user_event_define_fields(struct trace_event_call *call)
 	struct user_field *f;
 	int i, ret;
 
-	for (i = 0; i < user->desc.count; i++) {
-		f = &user->desc.fields[i];
+	for (i = 0; i < user->fmt->desc.count; i++) {
+		f = &user->fmt->desc.fields[i];
 		ret = trace_define_field(call, f->type, f->name, f->offset,
 					 f->size, f->is_signed,
 					 filter_assign_type(f->type));
@@ -1156,7 +1248,6 @@ static int user_event_define_fields(struct trace_event_call *call)
 static void user_event_release_mem(struct user_event *user)
 {
 	mutex_destroy(&user->enablers_lock);
-	user_fields_free(&user->desc);
 	kvfree(user);
 }
 
@@ -1189,6 +1280,458 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
 	return ret;
 }
 
+/* ---- Formats kept for the records of removed events ---- */
+
+static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
+						int flags,
+						struct trace_event *event);
+static enum print_line_t user_event_print_call(struct trace_iterator *iter,
+					       int flags,
+					       struct trace_event *event);
+
+/* Of a format's type id: the trace file prints a record through it */
+static struct trace_event_functions user_event_funcs = {
+	.trace = user_event_print_trace,
+};
+
+/* Of the copy of that type id in an event call, which tp_printk uses */
+static struct trace_event_functions user_event_call_funcs = {
+	.trace = user_event_print_call,
+};
+
+/*
+ * A new format named @name, with a type id; @desc moves into it. Return:
+ * the format, or an ERR_PTR: -ENOMEM, or -ENODEV when the tracing core has
+ * no type id left.
+ */
+static struct user_event_fmt *user_event_fmt_new(const char *name,
+						 struct user_fields *desc)
+{
+	size_t len = strlen(name) + 1;
+	struct user_event_fmt *fmt;
+
+	fmt = kzalloc(struct_size(fmt, name, len), GFP_KERNEL_ACCOUNT);
+	if (!fmt)
+		return ERR_PTR(-ENOMEM);
+
+	memcpy(fmt->name, name, len);
+	INIT_LIST_HEAD(&fmt->link);
+	INIT_HLIST_NODE(&fmt->node);
+	fmt->event.funcs = &user_event_funcs;
+	if (!register_trace_event(&fmt->event)) {
+		kfree(fmt);
+		return ERR_PTR(-ENODEV);
+	}
+
+	fmt->desc = *desc;
+	memset(desc, 0, sizeof(*desc));
+	fmt->live = true;
+
+	return fmt;
+}
+
+static void user_event_fmt_free(struct user_event_fmt *fmt)
+{
+	unregister_trace_event(&fmt->event);
+	user_fields_free(&fmt->desc);
+	kfree(fmt);
+}
+
+static void user_event_fmts_free(struct list_head *fmts)
+{
+	struct user_event_fmt *fmt, *next;
+
+	list_for_each_entry_safe(fmt, next, fmts, link) {
+		user_event_fmt_free(fmt);
+		cond_resched();
+	}
+}
+
+/* Notes that @tr recorded an event of the open batch; event_mutex held */
+static void user_event_kept_add_tr(struct trace_array *tr)
+{
+	struct user_event_kept *open = &user_event_kept_open;
+	unsigned int i;
+
+	for (i = 0; i < min_t(unsigned int, open->nr_trs, USER_EVENT_KEPT_TRS); i++) {
+		if (open->trs[i] == tr)
+			return;
+	}
+
+	if (open->nr_trs < USER_EVENT_KEPT_TRS)
+		open->trs[open->nr_trs] = tr;
+	if (open->nr_trs <= USER_EVENT_KEPT_TRS)
+		open->nr_trs++;
+}
+
+/* Whether @tr still exists; trace_types_lock held */
+static bool user_event_tr_exists(struct trace_array *tr)
+{
+	struct trace_array *t;
+
+	list_for_each_entry(t, &ftrace_trace_arrays, list) {
+		if (t == tr)
+			return true;
+	}
+
+	return false;
+}
+
+/* Records that @buffer let go on @cpu since its last reset */
+static u64 user_event_buffer_gone(struct trace_buffer *buffer, int cpu)
+{
+	return ring_buffer_overrun_cpu(buffer, cpu) +
+	       ring_buffer_read_events_cpu(buffer, cpu);
+}
+
+/*
+ * Adds the records committed to @buffer on @cpu to @mark, unless it holds
+ * none. The counts change under our feet: read so that @mark->min is at
+ * most and @mark->max at least the count (its difference wraps when a
+ * reset comes in between: the buffer then holds nothing older anyway).
+ */
+static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
+				   struct user_event_mark *mark)
+{
+	u64 gone = user_event_buffer_gone(buffer, cpu);
+	u64 held = ring_buffer_entries_cpu(buffer, cpu);
+	u64 low = held + gone;
+	u64 high = held + user_event_buffer_gone(buffer, cpu);
+
+	if (!held)
+		return;
+
+	mark->min = min(mark->min, low <= high ? low : 0);
+	mark->max = max(mark->max, high);
+}
+
+/*
+ * Whether @buffer no longer holds, on @cpu, a record it held at @mark: it
+ * let go of as many as it had, or it counts fewer than it had (it was
+ * reset since).
+ */
+static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
+				     const struct user_event_mark *mark)
+{
+	u64 gone = user_event_buffer_gone(buffer, cpu);
+	u64 committed = ring_buffer_entries_cpu(buffer, cpu) +
+			user_event_buffer_gone(buffer, cpu);
+
+	return gone >= mark->max || committed < mark->min;
+}
+
+/*
+ * Marks or checks both buffers of @tr on @cpu. A snapshot swaps them, so
+ * the mark covers both, and max_lock keeps a swap out meanwhile.
+ */
+static bool user_event_tr_mark(struct trace_array *tr, int cpu,
+			       struct user_event_mark *mark, bool check)
+{
+	struct trace_buffer *buffers[] = {
+		tr->array_buffer.buffer,
+#ifdef CONFIG_TRACER_MAX_TRACE
+		tr->max_buffer.buffer,
+#endif
+	};
+	bool passed = true;
+	int i;
+
+	if (!check)
+		*mark = (struct user_event_mark){ .min = U64_MAX };
+
+	local_irq_disable();
+	arch_spin_lock(&tr->max_lock);
+	for (i = 0; i < ARRAY_SIZE(buffers); i++) {
+		if (!buffers[i])
+			continue;
+		if (!check)
+			user_event_mark_buffer(buffers[i], cpu, mark);
+		else if (!user_event_buffer_passed(buffers[i], cpu, mark))
+			passed = false;
+	}
+	arch_spin_unlock(&tr->max_lock);
+	local_irq_enable();
+
+	/* No records held: nothing to wait for */
+	if (!check && mark->min == U64_MAX)
+		mark->min = 0;
+
+	return passed;
+}
+
+/*
+ * Closes the open batch: marks the buffers of its trace arrays. Return:
+ * 0, or -ENOMEM (the batch stays open). event_mutex held.
+ */
+static int user_event_kept_close(void)
+{
+	struct user_event_kept *open = &user_event_kept_open;
+	struct user_event_kept *closed = &user_event_kept_closed;
+	struct user_event_mark *marks = NULL;
+	unsigned int i, n = open->nr_trs;
+	struct trace_array *tr, **trs;
+	struct user_event_fmt *fmt;
+	int cpu;
+
+	mutex_lock(&trace_types_lock);
+	if (n > USER_EVENT_KEPT_TRS) {
+		n = 0;
+		list_for_each_entry(tr, &ftrace_trace_arrays, list)
+			n++;
+	}
+
+	trs = kcalloc(max(n, 1U), sizeof(*trs), GFP_KERNEL);
+	if (trs)
+		marks = kvcalloc(max(n, 1U) * nr_cpu_ids, sizeof(*marks), GFP_KERNEL);
+	if (!marks) {
+		mutex_unlock(&trace_types_lock);
+		kfree(trs);
+		return -ENOMEM;
+	}
+
+	if (open->nr_trs > USER_EVENT_KEPT_TRS) {
+		i = 0;
+		list_for_each_entry(tr, &ftrace_trace_arrays, list)
+			trs[i++] = tr;
+	} else {
+		/* An instance deleted since has no buffers to wait for */
+		for (i = 0; i < n; i++) {
+			if (user_event_tr_exists(open->trs[i]))
+				trs[i] = open->trs[i];
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		if (!trs[i])
+			continue;
+		for_each_possible_cpu(cpu)
+			user_event_tr_mark(trs[i], cpu, &marks[i * nr_cpu_ids + cpu], false);
+	}
+	mutex_unlock(&trace_types_lock);
+
+	list_for_each_entry(fmt, &open->fmts, link)
+		fmt->kept = closed;
+	list_splice_init(&open->fmts, &closed->fmts);
+	open->nr_trs = 0;
+
+	closed->trs = trs;
+	closed->nr_trs = n;
+	closed->marks = marks;
+	closed->closed = true;
+
+	return 0;
+}
+
+/* Whether every buffer the closed batch waits for has passed its mark */
+static bool user_event_kept_passed(void)
+{
+	struct user_event_kept *closed = &user_event_kept_closed;
+	struct trace_array *tr;
+	unsigned int i;
+	int cpu;
+
+	mutex_lock(&trace_types_lock);
+	for (i = 0; i < closed->nr_trs; i++) {
+		tr = closed->trs[i];
+		if (!tr)
+			continue;
+
+		if (user_event_tr_exists(tr)) {
+			for_each_possible_cpu(cpu) {
+				if (!user_event_tr_mark(tr, cpu,
+							&closed->marks[i * nr_cpu_ids + cpu],
+							true))
+					goto out;
+			}
+		}
+
+		/* Records once gone do not come back */
+		closed->trs[i] = NULL;
+	}
+out:
+	mutex_unlock(&trace_types_lock);
+
+	return i == closed->nr_trs;
+}
+
+/*
+ * Ends the closed batch: its formats that no event uses any more move to
+ * @free; the caller frees them, with user_event_fmts_free().
+ */
+static void user_event_kept_end(struct list_head *free)
+{
+	struct user_event_kept *closed = &user_event_kept_closed;
+	struct user_event_fmt *fmt, *next;
+
+	list_for_each_entry_safe(fmt, next, &closed->fmts, link) {
+		list_del_init(&fmt->link);
+		fmt->kept = NULL;
+		if (fmt->live)
+			continue;
+
+		hash_del(&fmt->node);
+		list_add_tail(&fmt->link, free);
+		if (!WARN_ONCE(!current_user_events, "user_events: event count underflow\n"))
+			current_user_events--;
+	}
+
+	kfree(closed->trs);
+	kvfree(closed->marks);
+	closed->trs = NULL;
+	closed->marks = NULL;
+	closed->nr_trs = 0;
+	closed->closed = false;
+}
+
+/*
+ * Takes the kept formats whose records are gone off to @free, and closes
+ * the open batch when the closed one is done. A batch just closed is
+ * checked at once: its buffers may have been cleared. event_mutex held.
+ * Return: whether formats are still kept.
+ */
+static bool user_event_kept_reclaim(struct list_head *free)
+{
+	struct user_event_kept *open = &user_event_kept_open;
+	struct user_event_kept *closed = &user_event_kept_closed;
+	int i;
+
+	lockdep_assert_held(&event_mutex);
+
+	for (i = 0; i < 2; i++) {
+		if (closed->closed && (list_empty(&closed->fmts) || user_event_kept_passed()))
+			user_event_kept_end(free);
+
+		if (closed->closed || list_empty(&open->fmts) || user_event_kept_close())
+			break;
+	}
+
+	return closed->closed || !list_empty(&open->fmts);
+}
+
+static void user_event_kept_work_fn(struct work_struct *work)
+{
+	LIST_HEAD(free);
+	bool kept;
+
+	mutex_lock(&event_mutex);
+	kept = user_event_kept_reclaim(&free);
+	mutex_unlock(&event_mutex);
+
+	user_event_fmts_free(&free);
+
+	if (kept)
+		queue_delayed_work(system_wq, &user_event_kept_work, USER_EVENT_KEPT_INTERVAL);
+}
+
+/* The file of @user in @tr, or NULL; event_mutex held */
+static struct trace_event_file *user_event_file(struct user_event *user,
+						struct trace_array *tr)
+{
+	struct trace_event_file *file;
+
+	list_for_each_entry(file, &tr->events, list) {
+		if (file->event_call == &user->call)
+			return file;
+	}
+
+	return NULL;
+}
+
+/*
+ * Clears the marks of the event files of @user that recorded into a
+ * buffer (the core would clear those buffers when it removes the event,
+ * for its type id to go to another event) and notes their trace arrays in
+ * the open batch: the type id stays with the format instead, and so do
+ * the records. Return: whether there were any. event_mutex held.
+ */
+static bool user_event_take_recorded(struct user_event *user)
+{
+	struct trace_event_file *file;
+	struct trace_array *tr;
+	bool recorded = false;
+
+	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
+		file = user_event_file(user, tr);
+		if (file && test_and_clear_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags)) {
+			user_event_kept_add_tr(tr);
+			recorded = true;
+		}
+	}
+
+	return recorded;
+}
+
+/* Puts back the marks of user_event_take_recorded(), on every file */
+static void user_event_mark_recorded(struct user_event *user)
+{
+	struct trace_event_file *file;
+	struct trace_array *tr;
+
+	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
+		file = user_event_file(user, tr);
+		if (file)
+			set_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags);
+	}
+}
+
+/*
+ * The event of @fmt is removed. Its format stays, in the open batch, when
+ * the event's records are in buffers (@recorded), and in its batch when
+ * it waits there for the records of an earlier event of the format;
+ * otherwise it goes. event_mutex held.
+ */
+static void user_event_fmt_put(struct user_event_fmt *fmt, bool recorded, bool multi)
+{
+	struct user_event_kept *open = &user_event_kept_open;
+	struct user_event_kept *closed = &user_event_kept_closed;
+	unsigned int i;
+
+	fmt->live = false;
+
+	if (!recorded && !fmt->kept) {
+		if (!WARN_ONCE(!current_user_events, "user_events: event count underflow\n"))
+			current_user_events--;
+		user_event_fmt_free(fmt);
+		return;
+	}
+
+	if (recorded && fmt->kept != open) {
+		/* The open batch waits for the older records too */
+		if (fmt->kept) {
+			for (i = 0; i < closed->nr_trs; i++) {
+				if (closed->trs[i])
+					user_event_kept_add_tr(closed->trs[i]);
+			}
+		}
+		list_move_tail(&fmt->link, &open->fmts);
+		fmt->kept = open;
+	}
+
+	/* Multi-format events are named after their id, never reused */
+	if (!multi)
+		hash_add(user_event_kept_names, &fmt->node, user_event_key(fmt->name));
+
+	queue_delayed_work(system_wq, &user_event_kept_work, USER_EVENT_KEPT_INTERVAL);
+}
+
+/*
+ * The kept format of a single-format event of @name with fields @desc,
+ * whose records a new event of the same layout may share. event_mutex
+ * held.
+ */
+static struct user_event_fmt *user_event_kept_find(const char *name,
+						   const struct user_fields *desc)
+{
+	struct user_event_fmt *fmt;
+
+	hash_for_each_possible(user_event_kept_names, fmt, node, user_event_key(name)) {
+		if (!strcmp(fmt->name, name) && user_fields_equal(&fmt->desc, desc))
+			return fmt;
+	}
+
+	return NULL;
+}
+
 /*
  * Removes an unreferenced event; event_mutex held. Return: 0, or -EBUSY
  * while another event or a tracer of the core holds the event call (a
@@ -1196,6 +1739,7 @@ static int user_event_set_call_visible(struct user_event *user, bool visible)
  */
 static int user_event_destroy(struct user_event *user)
 {
+	bool recorded;
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
@@ -1203,18 +1747,20 @@ static int user_event_destroy(struct user_event *user)
 	if (trace_event_dyn_busy(&user->call))
 		return -EBUSY;
 
-	ret = user_event_set_call_visible(user, false);
-	if (ret)
-		return ret;
-
 	/*
-	 * The event's type id is free again: once the ids wrap, another
-	 * dynamic event gets it, and its printer would decode the records
-	 * left in the trace buffers that an ftrace instance took of this
-	 * one. Clear those buffers (the removal marked them clear_trace),
-	 * as every release of dynamic events does.
+	 * The type id of the records is the format's, which stays while
+	 * buffers hold them: the core must not unregister the call's copy,
+	 * nor clear those buffers.
 	 */
-	tracing_reset_all_online_cpus();
+	recorded = user_event_take_recorded(user);
+	user->call.event.funcs = NULL;
+	ret = user_event_set_call_visible(user, false);
+	if (ret) {
+		user->call.event.funcs = &user_event_call_funcs;
+		if (recorded)
+			user_event_mark_recorded(user);
+		return ret;
+	}
 
 	dyn_event_remove(&user->devent);
 	hash_del(&user->node);
@@ -1223,9 +1769,7 @@ static int user_event_destroy(struct user_event *user)
 	list_del(&user->pending_link);
 	spin_unlock(&user_event_pending_lock);
 
-	if (!WARN_ONCE(!current_user_events, "user_events: event count underflow\n"))
-		current_user_events--;
-
+	user_event_fmt_put(user->fmt, recorded, user_event_is_multi(user));
 	user_event_release_mem(user);
 	return 0;
 }
@@ -1242,39 +1786,48 @@ static int user_event_delete(struct user_event *user)
 	return user_event_destroy(user);
 }
 
-/* Destroys the unreferenced events; those still in use by the core wait */
+/*
+ * Destroys the unreferenced events, one per hold of event_mutex, so that
+ * a long list keeps nobody waiting; those still in use by the core wait.
+ * Revivals take events off the list meanwhile, under the same spinlock.
+ */
 static void user_event_reap(struct work_struct *work)
 {
-	struct user_event *user, *next;
-	LIST_HEAD(reap);
-	bool retry = false;
+	struct user_event *user;
+	LIST_HEAD(busy);
 	int ret;
 
-	mutex_lock(&event_mutex);
-
-	/* Final puts go on adding to the global list meanwhile */
-	spin_lock(&user_event_pending_lock);
-	list_splice_init(&user_event_pending, &reap);
-	spin_unlock(&user_event_pending_lock);
-
-	list_for_each_entry_safe(user, next, &reap, pending_link) {
-		ret = user_event_destroy(user);
-		if (!ret)
-			continue;
-
-		if (ret != -EBUSY)
-			pr_warn_ratelimited("Unable to delete event %s: %d\n", user->tp.name, ret);
-		retry = true;
-	}
-
-	if (retry) {
+	for (;;) {
+		mutex_lock(&event_mutex);
 		spin_lock(&user_event_pending_lock);
-		list_splice(&reap, &user_event_pending);
+		user = list_first_entry_or_null(&user_event_pending, struct user_event,
+						pending_link);
 		spin_unlock(&user_event_pending_lock);
-		mod_delayed_work(system_wq, &user_event_reap_work, HZ / 10);
+		if (!user) {
+			mutex_unlock(&event_mutex);
+			break;
+		}
+
+		ret = user_event_destroy(user);
+		if (ret) {
+			if (ret != -EBUSY)
+				pr_warn_ratelimited("Unable to delete event %s: %d\n",
+						    user->tp.name, ret);
+			spin_lock(&user_event_pending_lock);
+			list_move_tail(&user->pending_link, &busy);
+			spin_unlock(&user_event_pending_lock);
+		}
+		mutex_unlock(&event_mutex);
+		cond_resched();
 	}
 
-	mutex_unlock(&event_mutex);
+	if (list_empty(&busy))
+		return;
+
+	spin_lock(&user_event_pending_lock);
+	list_splice(&busy, &user_event_pending);
+	spin_unlock(&user_event_pending_lock);
+	mod_delayed_work(system_wq, &user_event_reap_work, HZ / 10);
 }
 
 static void user_event_enabler_update(struct user_event *user);
@@ -1366,14 +1919,6 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type, vo
 	return 0;
 }
 
-static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
-						int flags,
-						struct trace_event *event);
-
-static struct trace_event_functions user_event_funcs = {
-	.trace = user_event_print_trace,
-};
-
 /* The fields of each event are in its call: see user_event_get_fields() */
 static struct trace_event_fields user_event_fields_array[] = {
 	{ .type = TRACE_FUNCTION_TYPE,
@@ -1411,16 +1956,12 @@ static int user_event_register(struct user_event *user)
 	 */
 	call->name = user->tp.name;
 	call->data = user;
-	call->event.funcs = &user_event_funcs;
-
-	if (!register_trace_event(&call->event))
-		return -ENODEV;
+	call->event.type = user->fmt->event.type;
+	call->event.funcs = &user_event_call_funcs;
 
 	ret = user_event_set_call_visible(user, true);
-	if (ret) {
-		unregister_trace_event(&call->event);
+	if (ret)
 		return ret;
-	}
 
 	dyn_event_init(&user->devent, &user_event_dops);
 	dyn_event_add(&user->devent, call);
@@ -1430,60 +1971,62 @@ static int user_event_register(struct user_event *user)
 /* Lengths of the strings of an event, each with its NUL */
 struct user_event_strlen {
 	size_t	name;
-	size_t	tp;
 	size_t	args;
 	size_t	fmt;
 };
 
 /*
- * The strings of an event: the register name, the tracepoint name when it
- * differs ("name.id" of a multi-format event), the canonical field list
+ * The strings of an event: the register name, the canonical field list
  * and the print format. Return: their total length.
  */
 static size_t user_event_strings_len(const struct user_fields *desc,
-				     const char *name, bool multi,
-				     u64 multi_id,
+				     const char *name,
 				     struct user_event_strlen *len)
 {
 	len->name = strlen(name) + 1;
-	len->tp = 0;
-	if (multi)
-		len->tp = snprintf(NULL, 0, "%s.%llx", name, multi_id) + 1;
 	len->args = user_fields_canon(desc, NULL, 0) + 1;
 	len->fmt = user_fields_print_fmt(desc, NULL, 0) + 1;
 
-	return len->name + len->tp + len->args + len->fmt;
+	return len->name + len->args + len->fmt;
 }
 
 /* Writes the strings of an event at @mem, which has room for them */
 static void user_event_set_strings(struct user_event *user, void *mem,
-				   const char *name, u64 multi_id,
+				   const char *name,
 				   const struct user_event_strlen *len)
 {
+	const struct user_fields *desc = &user->fmt->desc;
 	char *p = mem;
 
 	user->reg_name = memcpy(p, name, len->name);
-	user->tp.name = user->reg_name;
 	p += len->name;
-	if (len->tp) {
-		snprintf(p, len->tp, "%s.%llx", name, multi_id);
-		user->tp.name = p;
-		p += len->tp;
-	}
 
-	user_fields_canon(&user->desc, p, len->args);
+	user_fields_canon(desc, p, len->args);
 	user->args = p;
 	p += len->args;
 
-	user_fields_print_fmt(&user->desc, p, len->fmt);
+	user_fields_print_fmt(desc, p, len->fmt);
 	user->call.print_fmt = p;
+}
+
+/* Makes room for an event: kept formats whose records are gone go */
+static bool user_event_kept_room(void)
+{
+	LIST_HEAD(free);
+
+	user_event_kept_reclaim(&free);
+	user_event_fmts_free(&free);
+
+	return current_user_events < max_user_events;
 }
 
 /*
  * Creates an event of a validated @name, with one reference for the
- * caller; @desc moves into it on success. event_mutex held. Return: 0,
- * -EINVAL when "name.id" of a multi-format event is too long (see @err),
- * -EMFILE over kernel.user_events_max, or another errno.
+ * caller; @desc moves into its format when it needs a new one. A
+ * single-format event takes the format kept for the records of a removed
+ * event of the same name and fields: both decode alike. event_mutex held.
+ * Return: 0, -EINVAL when "name.id" of a multi-format event is too long
+ * (see @err), -EMFILE over kernel.user_events_max, or another errno.
  */
 static int user_event_new(struct user_event_group *group, const char *name,
 			  struct user_fields *desc, u16 flags, u32 key,
@@ -1491,10 +2034,13 @@ static int user_event_new(struct user_event_group *group, const char *name,
 			  struct user_event_err *err)
 {
 	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
+	char tp_name[MAX_EVENT_NAME + 1];
+	struct user_event_fmt *fmt = NULL;
 	struct user_event_strlen len;
 	struct user_event *user;
-	size_t size;
+	bool kept = false;
 	u64 multi_id = 0;
+	size_t size;
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
@@ -1502,21 +2048,26 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	/* Every attempt uses up an id, so that ids are never reused */
 	if (multi)
 		multi_id = group->multi_id++;
+	else
+		fmt = user_event_kept_find(name, desc);
 
-	if (current_user_events >= max_user_events)
+	/* A kept format counts already */
+	if (fmt)
+		kept = true;
+	else if (current_user_events >= max_user_events && !user_event_kept_room())
 		return -EMFILE;
 
-	size = user_event_strings_len(desc, name, multi, multi_id, &len);
-
-	/* The ".<id>" suffix must still fit a tracefs directory name */
-	if (len.tp > MAX_EVENT_NAME + 1)
-		return user_event_err(err, USER_EVENT_ERR_NAME_ID_LONG, name,
-				      name + MAX_EVENT_NAME -
-				      (len.tp - len.name));
+	if (multi) {
+		ret = snprintf(tp_name, sizeof(tp_name), "%s.%llx", name, multi_id);
+		/* The ".<id>" suffix must still fit a tracefs directory name */
+		if (ret > MAX_EVENT_NAME)
+			return user_event_err(err, USER_EVENT_ERR_NAME_ID_LONG, name,
+					      name + MAX_EVENT_NAME - (ret - strlen(name)));
+	}
 
 	/* Bounded by the length of the command; many fields make it large */
-	size += sizeof(*user) + user_fields_nr_validators(desc) *
-				sizeof(struct user_event_validator);
+	size = sizeof(*user) + user_event_strings_len(desc, name, &len) +
+	       user_fields_nr_validators(desc) * sizeof(struct user_event_validator);
 	user = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!user)
 		return -ENOMEM;
@@ -1528,23 +2079,39 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	INIT_LIST_HEAD(&user->enablers);
 	mutex_init(&user->enablers_lock);
 
-	user->desc = *desc;
-	memset(desc, 0, sizeof(*desc));
+	if (!fmt) {
+		fmt = user_event_fmt_new(multi ? tp_name : name, desc);
+		if (IS_ERR(fmt)) {
+			ret = PTR_ERR(fmt);
+			goto free;
+		}
+	}
+	user->fmt = fmt;
+	user->tp.name = fmt->name;
 
 	user_event_set_strings(user, user_event_build_validators(user, user + 1),
-			       name, multi_id, &len);
+			       name, &len);
 
 	ret = user_event_register(user);
 	if (ret)
-		goto free;
+		goto free_fmt;
+
+	if (kept) {
+		hash_del(&fmt->node);
+		fmt->live = true;
+	} else {
+		current_user_events++;
+	}
 
 	/* PERSIST holds a self reference besides the caller's */
 	refcount_set(&user->refcnt, user_event_is_persist(user) ? 2 : 1);
 	hash_add(group->register_table, &user->node, key);
-	current_user_events++;
 
 	*newuser = user;
 	return 0;
+free_fmt:
+	if (!kept)
+		user_event_fmt_free(fmt);
 free:
 	user_event_release_mem(user);
 	return ret;
@@ -1674,7 +2241,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 			break;
 		}
 
-		if (!parse_ret && user_fields_equal(&user->desc, &desc)) {
+		if (!parse_ret && user_fields_equal(&user->fmt->desc, &desc)) {
 			user_event_get_revive(user);
 			*out = user;
 			ret = 0;
@@ -2695,7 +3262,7 @@ static ssize_t user_events_write_core(struct file *file, int idx,
 	if (unlikely(!user))
 		return -ENOENT;
 
-	if (unlikely(data->len < user->desc.min_size))
+	if (unlikely(data->len < user->fmt->desc.min_size))
 		return -EINVAL;
 
 	if (unlikely(!static_key_enabled(&user->tp.key)))
@@ -2812,11 +3379,11 @@ static void user_event_print_number(struct trace_seq *s, const struct user_field
 		trace_seq_printf(s, "%llu", val);
 }
 
-static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
-						int flags,
-						struct trace_event *event)
+/* Prints a record in the layout of @fmt */
+static enum print_line_t user_event_print(struct trace_iterator *iter,
+					  const struct user_event_fmt *fmt)
 {
-	struct user_event *user = container_of(event, struct user_event, call.event);
+	const struct user_fields *desc = &fmt->desc;
 	struct trace_seq *s = &iter->seq;
 	const struct user_field *f;
 	void *rec = iter->ent;
@@ -2828,12 +3395,12 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 	 * through the event's inject file never met the validators. Without
 	 * a size, only the static fields are known to be there.
 	 */
-	rec_size = iter->ent_size ?: sizeof(struct trace_entry) + user->desc.min_size;
+	rec_size = iter->ent_size ?: sizeof(struct trace_entry) + desc->min_size;
 
-	trace_seq_printf(s, "%s:", user->tp.name);
+	trace_seq_printf(s, "%s:", fmt->name);
 
-	for (i = 0; i < user->desc.count; i++) {
-		f = &user->desc.fields[i];
+	for (i = 0; i < desc->count; i++) {
+		f = &desc->fields[i];
 
 		trace_seq_printf(s, " %s=", f->name);
 		if ((u64)f->offset + f->size > rec_size) {
@@ -2860,6 +3427,25 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 
 	trace_seq_putc(s, '\n');
 	return trace_handle_return(s);
+}
+
+/* A record found by its type id, in a buffer: its event may be gone */
+static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
+						int flags,
+						struct trace_event *event)
+{
+	return user_event_print(iter, container_of(event, struct user_event_fmt, event));
+}
+
+/* A record that tp_printk prints as it is committed, by its event call */
+static enum print_line_t user_event_print_call(struct trace_iterator *iter,
+					       int flags,
+					       struct trace_event *event)
+{
+	struct trace_event_call *call = container_of(event, struct trace_event_call, event);
+	struct user_event *user = call->data;
+
+	return user_event_print(iter, user->fmt);
 }
 
 /* ---- ioctls and file operations ---- */
@@ -3396,7 +3982,7 @@ static int user_seq_show(struct seq_file *m, void *p)
 {
 	struct user_event_group *group = m->private;
 	struct user_event **events, *user;
-	unsigned int i, count = 0, busy = 0;
+	unsigned int i, count = 0, busy = 0, kept;
 	int bkt;
 
 	mutex_lock(&event_mutex);
@@ -3433,10 +4019,12 @@ static int user_seq_show(struct seq_file *m, void *p)
 		seq_putc(m, '\n');
 	}
 
+	/* The rest of the count: removed events kept for their records */
+	kept = current_user_events - count;
 	mutex_unlock(&event_mutex);
 	kvfree(events);
 
-	seq_printf(m, "\nActive: %u\nBusy: %u\n", count, busy);
+	seq_printf(m, "\nActive: %u\nBusy: %u\nKept: %u\n", count, busy, kept);
 
 	return 0;
 }

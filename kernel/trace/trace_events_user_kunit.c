@@ -712,8 +712,9 @@ static const char *user_kunit_print(struct kunit *test,
 				    const struct user_print_case *c,
 				    int ent_size)
 {
+	static const char name[] = "kunit_event";
 	struct trace_iterator *iter;
-	struct user_event *user;
+	struct user_event_fmt *fmt;
 	struct user_fields *desc;
 	u8 *rec;
 	char *line;
@@ -723,24 +724,23 @@ static const char *user_kunit_print(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_ASSERT_LE(test, desc->min_size, c->len);
 
-	user = kunit_kzalloc(test, sizeof(*user), GFP_KERNEL);
+	fmt = kunit_kzalloc(test, struct_size(fmt, name, sizeof(name)), GFP_KERNEL);
 	iter = kunit_kzalloc(test, sizeof(*iter), GFP_KERNEL);
 	rec = kunit_kzalloc(test, sizeof(struct trace_entry) + c->len,
 			    GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, user);
+	KUNIT_ASSERT_NOT_NULL(test, fmt);
 	KUNIT_ASSERT_NOT_NULL(test, iter);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 
 	/* Borrowed: the resource of desc frees the fields */
-	user->desc = *desc;
-	user->tp.name = "kunit_event";
+	fmt->desc = *desc;
+	memcpy(fmt->name, name, sizeof(name));
 	memcpy(rec + sizeof(struct trace_entry), c->payload, c->len);
 
 	trace_seq_init(&iter->seq);
 	iter->ent = (struct trace_entry *)rec;
 	iter->ent_size = ent_size;
-	KUNIT_EXPECT_EQ(test, user_event_print_trace(iter, 0,
-						     &user->call.event),
+	KUNIT_EXPECT_EQ(test, user_event_print_trace(iter, 0, &fmt->event),
 			TRACE_TYPE_HANDLED);
 
 	line = kunit_kzalloc(test, trace_seq_used(&iter->seq) + 1,
@@ -802,10 +802,11 @@ static struct trace_event_functions user_kunit_ids_funcs = {
 /*
  * Type ids are handed out in order until the 16-bit space is used up;
  * from then on, the lowest free one goes to the next event. That is why
- * the records of a removed event must go with it: the next event would
- * decode them. The test registers and removes an event until its id
- * comes back, and so leaves the id space wrapped: every event created in
- * the rest of this boot (the kselftests' among them) reuses an id.
+ * a removed event keeps its type id while buffers hold its records: the
+ * next event would decode them. The test registers and removes an event
+ * until its id comes back, and so leaves the id space wrapped: every
+ * event created in the rest of this boot (the kselftests' among them)
+ * reuses an id.
  */
 static void user_event_ids_wrap_test(struct kunit *test)
 {

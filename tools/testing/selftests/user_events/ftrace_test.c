@@ -990,13 +990,14 @@ TEST_F(user, delete_unreferenced_event) {
  * Check user_events_status: one line per event, sorted by name (with 30
  * names, a hash order would pass by chance only once in 30! runs), then
  * a blank line, "Active:" with the number of events that exist (counted
- * from their tracefs directories) and "Busy:" with the traced ones.
+ * from their tracefs directories), "Busy:" with the traced ones and
+ * "Kept:" with deleted events kept for their records.
  */
 TEST_F(user, status_sorted_format) {
 	char *text, *line, *next, *tail;
 	char prev[256] = "", name[64];
 	int words[NR_STATUS] = {0};
-	int lines = 0, busy = 0, active = -1, busy_seen = -1, n, i;
+	int lines = 0, busy = 0, active = -1, busy_seen = -1, kept = -1, n, i;
 	bool seen_main = false, seen_s = false;
 
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, &self->check, 31,
@@ -1043,8 +1044,10 @@ TEST_F(user, status_sorted_format) {
 	/* A blank line, then the counts. */
 	ASSERT_EQ('\n', *line);
 	tail = line + 1;
-	n = sscanf(tail, "Active: %d\nBusy: %d\n", &active, &busy_seen);
-	ASSERT_EQ(2, n);
+	n = sscanf(tail, "Active: %d\nBusy: %d\nKept: %d\n", &active, &busy_seen,
+		   &kept);
+	ASSERT_EQ(3, n);
+	EXPECT_LE(0, kept);
 	EXPECT_EQ(lines, active);
 	EXPECT_EQ(ue_count_event_dirs(), active);
 	EXPECT_LE(NR_STATUS + 1, active);

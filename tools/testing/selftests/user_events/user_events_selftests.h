@@ -623,22 +623,37 @@ static inline int ue_fault_lines(void)
 	return n;
 }
 
-/* The "Active: N" count of user_events_status, or -1. */
-static inline int ue_active_count(void)
+/* The count of @label ("\nActive: ") in user_events_status, or -1. */
+static inline int ue_status_count(const char *label)
 {
 	char *text = ue_read_file(STATUS_FILE);
-	char *active;
+	char *at;
 	int count = -1;
 
 	if (!text)
 		return -1;
 
-	active = strstr(text, "\nActive: ");
-	if (active)
-		count = atoi(active + strlen("\nActive: "));
+	at = strstr(text, label);
+	if (at)
+		count = atoi(at + strlen(label));
 	free(text);
 
 	return count;
+}
+
+/* The "Active: N" count of user_events_status: events that exist */
+static inline int ue_active_count(void)
+{
+	return ue_status_count("\nActive: ");
+}
+
+/*
+ * The "Kept: N" count: deleted events kept for their records, which
+ * count towards kernel.user_events_max with the active ones.
+ */
+static inline int ue_kept_count(void)
+{
+	return ue_status_count("\nKept: ");
 }
 
 /* Wait up to @ms for the Active count to become @want (auto-deletes). */
@@ -990,6 +1005,30 @@ static inline long ue_trace_size(void)
 static inline int ue_clear_trace(void)
 {
 	return ue_write_str(TRACE_FILE, "", O_TRUNC);
+}
+
+/*
+ * Lets go of the deleted events kept for their records in the top
+ * buffer and its snapshot: clears both, then asks for one event more
+ * than the limit allows, which makes the kernel reclaim what it keeps at
+ * once. Returns the Kept count after, or -1.
+ */
+static inline int ue_release_kept(void)
+{
+	int max = ue_read_max(), word = 0;
+
+	if (max < 0 || ue_clear_trace())
+		return -1;
+	if (ue_exists(TRACEFS_DIR "/snapshot"))
+		ue_write_str(TRACEFS_DIR "/snapshot", "0", 0);
+	if (ue_write_max(ue_active_count() + ue_kept_count()))
+		return -1;
+	if (!ue_reg("__ue_release_kept u32 a", &word, 0, sizeof(word), 0))
+		ue_unreg(&word, 0);
+	ue_write_max(max);
+	ue_cleanup_event("__ue_release_kept");
+
+	return ue_kept_count();
 }
 
 #endif /* _USER_EVENTS_SELFTESTS_H */
