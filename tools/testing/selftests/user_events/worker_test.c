@@ -275,7 +275,7 @@ TEST_F(worker, bit_follows_without_the_process)
 		ASSERT_LE(0, lines);
 		ASSERT_EQ(0, ue_enable(EVENT, 1));
 		ASSERT_EQ(lines + 1, wait_fault_lines(lines + 1)) {
-			TH_LOG("want one \"Fault for mm\" line: page_mkwrite is not for the worker");
+			TH_LOG("want one \"Fault for mm\" line: no page_mkwrite by the worker");
 		}
 		ASSERT_EQ(0, ue_load(word));
 
