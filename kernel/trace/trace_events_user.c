@@ -1317,15 +1317,17 @@ static struct user_event_fmt *user_event_fmt_new(const char *name,
 	memcpy(fmt->name, name, len);
 	INIT_LIST_HEAD(&fmt->link);
 	INIT_HLIST_NODE(&fmt->node);
-	fmt->event.funcs = &user_event_funcs;
-	if (!register_trace_event(&fmt->event)) {
-		kfree(fmt);
-		return ERR_PTR(-ENODEV);
-	}
-
 	fmt->desc = *desc;
 	memset(desc, 0, sizeof(*desc));
 	fmt->live = true;
+
+	/* Printable once registered: complete it first */
+	fmt->event.funcs = &user_event_funcs;
+	if (!register_trace_event(&fmt->event)) {
+		user_fields_free(&fmt->desc);
+		kfree(fmt);
+		return ERR_PTR(-ENODEV);
+	}
 
 	return fmt;
 }
