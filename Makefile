@@ -2,7 +2,7 @@
 # user_events for Linux 6.1: build, boot and test the patch series.
 # The logic lives in harness/*.sh; these targets only call it.
 # "make help" lists them: the text after "##" on each target's line, the
-# same words as README.md's target list.
+# same words as README.md's target list (harness/doccheck.py checks both).
 # Variables (T=, ARCH=, UE_*): docs/developers.md.
 
 H := harness
