@@ -22,7 +22,6 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/un.h>
 #include <linux/bpf.h>
 
@@ -746,45 +745,6 @@ TEST_F(deploy, system_dir_comes_with_first_event) {
 	close(in);
 }
 
-static int deploy_send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int deploy_recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))], c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-
-	return fd;
-}
-
 /*
  * The runtime's side of the handoff: it gets user_events_data from the
  * tracer, registers into its own memory and writes whenever its bit
@@ -797,7 +757,7 @@ static int deploy_receiver(int sock, const char *unused)
 
 	if (!word)
 		return S_MAP;
-	fd = deploy_recv_fd(sock);
+	fd = ue_recv_fd(sock, NULL, -1);
 	if (fd < 0)
 		return S_RECV_FD;
 	if (ue_reg_fd(fd, EV_HAND " " FIELDS, word, 0, 4, 0, &index))
@@ -834,7 +794,7 @@ TEST_F_TIMEOUT(deploy, fd_handoff_over_scm_rights, 60) {
 	ASSERT_LE(0, pid);
 	fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, fd);
-	ASSERT_EQ(0, deploy_send_fd(sock, fd));
+	ASSERT_EQ(0, ue_send_fd(sock, fd, 0));
 	close(fd);
 	DEPLOY_ASSERT(deploy_wait(sock), pid, "receiver");
 

@@ -23,7 +23,6 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 
 #include "user_events_selftests.h"
 
@@ -629,49 +628,6 @@ TEST_F(life, fork_child_outlives_parent) {
 	ASSERT_FALSE(ue_event_exists(PREFIX "_orphan"));
 }
 
-/* Receive one fd and an int over the UNIX socket @sock, or -1 */
-static int recv_fd(int sock, int *value)
-{
-	char control[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec io = { value, sizeof(*value) };
-	struct msghdr msg = {0};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	msg.msg_iov = &io;
-	msg.msg_iovlen = 1;
-	msg.msg_control = control;
-	msg.msg_controllen = sizeof(control);
-	if (recvmsg(sock, &msg, 0) != sizeof(*value))
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(fd));
-
-	return fd;
-}
-
-static int send_fd(int sock, int fd, int value)
-{
-	char control[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec io = { &value, sizeof(value) };
-	struct msghdr msg = {0};
-	struct cmsghdr *cmsg;
-
-	msg.msg_iov = &io;
-	msg.msg_iovlen = 1;
-	msg.msg_control = control;
-	msg.msg_controllen = sizeof(control);
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(fd));
-
-	return sendmsg(sock, &msg, 0) == sizeof(value) ? 0 : -1;
-}
-
 static int count_in_trace(const char *what)
 {
 	char *text = ue_read_file(TRACE_FILE), *at;
@@ -709,11 +665,11 @@ TEST_F(life, passed_fd_keeps_slots) {
 		fd = open(DATA_FILE, O_RDWR);
 		UE_CHILD_EQ(0, ue_reg_fd(fd, PREFIX "_passed u32 v", &word, 0,
 					 4, USER_EVENT_REG_PERSIST, &idx));
-		UE_CHILD_EQ(0, send_fd(sock[1], fd, idx));
+		UE_CHILD_EQ(0, ue_send_fd(sock[1], fd, idx));
 		_exit(0);
 	}
 	close(sock[1]);
-	fd = recv_fd(sock[0], &idx);
+	fd = ue_recv_fd(sock[0], &idx, -1);
 	close(sock[0]);
 	ASSERT_LE(0, fd);
 	ASSERT_CHILD_OK(pid);
