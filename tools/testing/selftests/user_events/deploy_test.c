@@ -240,15 +240,6 @@ static bool deploy_go(int sock)
 	}								\
 } while (0)
 
-static bool deploy_trace_has(const char *text)
-{
-	char *trace = ue_read_file(TRACE_FILE);
-	bool found = trace && strstr(trace, text);
-
-	free(trace);
-	return found;
-}
-
 /*
  * The producer of the consumer-first recipes, in a process of its own:
  * it registers @cmd, finds its bit set by the registration itself (the
@@ -497,7 +488,7 @@ TEST_F(deploy, consumer_first_dyn_event_ftrace) {
 	ASSERT_EQ(S_OK, ret) {
 		TH_LOG("producer: %s", deploy_step_name(ret));
 	}
-	ASSERT_TRUE(deploy_trace_has(EV_DYN ": count=42 msg=first"));
+	ASSERT_TRUE(ue_trace_has(EV_DYN ": count=42 msg=first"));
 
 	ASSERT_EQ(0, ue_enable(EV_DYN, 0));
 	ASSERT_EQ(0, ue_dyn_write("-:" EV_DYN " " FIELDS));
@@ -800,7 +791,7 @@ TEST_F_TIMEOUT(deploy, fd_handoff_over_scm_rights, 60) {
 
 	ASSERT_EQ(0, ue_enable(EV_HAND, 1));
 	DEPLOY_ASSERT(deploy_go(sock), pid, "receiver");
-	ASSERT_TRUE(deploy_trace_has(EV_HAND ": count=1 msg=ftrace"));
+	ASSERT_TRUE(ue_trace_has(EV_HAND ": count=1 msg=ftrace"));
 
 	ASSERT_EQ(0, ue_enable(EV_HAND, 0));
 	DEPLOY_ASSERT(deploy_go(sock), pid, "receiver");
@@ -824,7 +815,7 @@ TEST_F_TIMEOUT(deploy, fd_handoff_over_scm_rights, 60) {
 		munmap(ring, 2 * getpagesize());
 		close(pfd);
 	} else {
-		ASSERT_TRUE(deploy_trace_has(EV_HAND ": count=2 msg=perf"));
+		ASSERT_TRUE(ue_trace_has(EV_HAND ": count=2 msg=perf"));
 		ASSERT_EQ(0, ue_enable(EV_HAND, 0));
 	}
 	ASSERT_EQ(S_OK, deploy_finish(sock, pid));
@@ -846,7 +837,7 @@ TEST_F(deploy, dup_fd_writes_with_same_index) {
 	ASSERT_EQ(0, ue_enable(EV_DUP, 1));
 	ASSERT_EQ(1, ue_load(word));
 	ASSERT_EQ(0, deploy_emit(dupfd, index, 3, "dup"));
-	ASSERT_TRUE(deploy_trace_has(EV_DUP ": count=3 msg=dup"));
+	ASSERT_TRUE(ue_trace_has(EV_DUP ": count=3 msg=dup"));
 	ASSERT_EQ(0, ue_enable(EV_DUP, 0));
 	ASSERT_EQ(0, ue_load(word));
 	ASSERT_EQ(0, ue_unreg_fd(dupfd, word, 0));
@@ -883,7 +874,7 @@ TEST_F(deploy, inherited_fd_child_writes_after_parent_closed) {
 	DEPLOY_ASSERT(deploy_wait(sv[0]), pid, "child");
 	ASSERT_EQ(0, ue_enable(EV_FORK, 1));
 	ASSERT_EQ(S_OK, deploy_finish(sv[0], pid));
-	ASSERT_TRUE(deploy_trace_has(EV_FORK ": count=4 msg=child"));
+	ASSERT_TRUE(ue_trace_has(EV_FORK ": count=4 msg=child"));
 	ASSERT_EQ(0, ue_enable(EV_FORK, 0));
 	/* The registration is the process's: any fd of it unregisters */
 	ASSERT_EQ(0, ue_unreg(word, 0));
@@ -998,7 +989,7 @@ TEST_F(deploy, container_lone_bind_mounted_data_file) {
 	DEPLOY_ASSERT(deploy_wait(sock), pid, "container");
 	ASSERT_EQ(0, ue_enable(EV_CTR, 1));
 	DEPLOY_ASSERT(deploy_go(sock), pid, "container");
-	ASSERT_TRUE(deploy_trace_has(EV_CTR ": count=5 msg=ctr"));
+	ASSERT_TRUE(ue_trace_has(EV_CTR ": count=5 msg=ctr"));
 	ASSERT_EQ(0, ue_enable(EV_CTR, 0));
 	ASSERT_EQ(S_OK, deploy_finish(sock, pid));
 }
@@ -1294,7 +1285,7 @@ TEST_F(perm, member_registers_and_writes) {
 	DEPLOY_ASSERT(deploy_wait(sock), pid, "member");
 	ASSERT_EQ(0, ue_enable(EV_PERM, 1));
 	ASSERT_EQ(S_OK, deploy_finish(sock, pid));
-	ASSERT_TRUE(deploy_trace_has(EV_PERM ": count=8 msg=member"));
+	ASSERT_TRUE(ue_trace_has(EV_PERM ": count=8 msg=member"));
 	ASSERT_EQ(0, ue_enable(EV_PERM, 0));
 }
 

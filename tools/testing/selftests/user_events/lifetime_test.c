@@ -628,20 +628,6 @@ TEST_F(life, fork_child_outlives_parent) {
 	ASSERT_FALSE(ue_event_exists(PREFIX "_orphan"));
 }
 
-static int count_in_trace(const char *what)
-{
-	char *text = ue_read_file(TRACE_FILE), *at;
-	int n = 0;
-
-	if (!text)
-		return -1;
-	for (at = text; (at = strstr(at, what)); at++)
-		n++;
-	free(text);
-
-	return n;
-}
-
 /*
  * Write slots belong to the open file: a file passed to another process
  * (SCM_RIGHTS) keeps its slots after its sender exits, a dup() shares
@@ -685,7 +671,7 @@ TEST_F(life, passed_fd_keeps_slots) {
 	close(fd);
 	ASSERT_EQ(sizeof(rec), write(dup_fd, &rec, sizeof(rec)));
 	ASSERT_EQ(0, ue_enable(PREFIX "_passed", 0));
-	ASSERT_EQ(2, count_in_trace(PREFIX "_passed: v=24301"));
+	ASSERT_EQ(2, ue_trace_count(PREFIX "_passed: v=24301"));
 
 	ASSERT_EQ(-1, ue_del(PREFIX "_passed"));
 	ASSERT_EQ(EBUSY, errno);

@@ -1014,6 +1014,26 @@ static inline int ue_event_id(const char *name)
 	return id;
 }
 
+/* How often @text stands in the trace file (0 when it cannot be read) */
+static inline int ue_trace_count(const char *text)
+{
+	char *trace = ue_read_file(TRACE_FILE), *at = trace;
+	int n = 0;
+
+	while (at && (at = strstr(at, text))) {
+		n++;
+		at += strlen(text);
+	}
+	free(trace);
+
+	return n;
+}
+
+static inline bool ue_trace_has(const char *text)
+{
+	return ue_trace_count(text) > 0;
+}
+
 /* Size of the trace file, which grows with each recorded event. */
 static inline long ue_trace_size(void)
 {
