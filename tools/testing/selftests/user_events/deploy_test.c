@@ -4,9 +4,9 @@
  * each followed step by step: a collector that starts before the
  * application, a tracer that hands user_events_data over a Unix socket,
  * containers, non-root producers, feature probing. Also: a BPF program
- * cannot be attached to a user event (SPEC D20), while kernel tracepoints
- * and uprobes take them; a multi-format name too long with its ".<id>"
- * is refused with an error_log entry.
+ * cannot be attached to a user event, while kernel tracepoints and
+ * uprobes take them; a multi-format name too long with its ".<id>" is
+ * refused with an error_log entry.
  *
  * The producer of a recipe always runs in a process of its own, with its
  * enable word on a private page nobody else writes, so that every bit it
@@ -1415,7 +1415,7 @@ TEST_F(perm, status_readable_as_mode_says) {
 }
 
 /*
- * BPF (SPEC D20): a program attached to a user event would never run,
+ * BPF: a program attached to a user event would never run,
  * since writes call the ftrace and perf probes themselves; the attach
  * fails. Kernel tracepoints and uprobes take programs as before.
  */
