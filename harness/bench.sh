@@ -6,8 +6,8 @@
 #   table.txt    the table shown at the end (median, spread, goal, PASS/MISS)
 #   results.json the same, machine-readable, with every repetition
 #   bench.png    the chart (gnuplot)
-#   readme.md    the README's "Performance" section, which is also
-#                replaced in README.md between the "make bench" markers
+#   readme.md    the "Performance" section of docs/results.md, which is
+#                also replaced there between the "make bench" markers
 #
 # Three boots of the same kernel sources:
 #  1. 2 vCPUs, wall-clock: every section; its rows are noisy (TCG on a
@@ -28,9 +28,9 @@
 # carry over to boot 2), UE_BENCH_BOOTS (the boots to run, default
 # "1 2 3"; e.g. "2" for the exact rows alone, a few minutes, or "1" for
 # the wall-clock boot alone: the table has only their rows, the others
-# are not counted as missing, and there is no chart and no README
-# update),
-# UE_BENCH_README (0: leave README.md alone), UE_TIMEOUT (guest seconds,
+# are not counted as missing, and there is no chart and no update of
+# docs/results.md),
+# UE_BENCH_README (0: leave docs/results.md alone), UE_TIMEOUT (guest seconds,
 # default 900).  Exit status 1 when a run failed, not when a goal is
 # missed: MISS rows are results.
 set -euo pipefail
@@ -178,11 +178,11 @@ for g in "$out"/guest "$out"/guest-icount "$out"/guest-prof; do
 	[ "$(cat "$g/script.rc" 2>/dev/null)" = 0 ] || { log "the benchmark program failed (${g#"$UE_REPO"/})"; rc=1; }
 done
 
-# The README section, only from a complete run
+# The section of docs/results.md, only from a complete run
 if [ $rc = 0 ] && [ "${UE_BENCH_README:-1}" != 0 ] && [ -f "$out/readme.md" ] &&
    [ $complete = 1 ]; then
-	python3 "$UE_REPO/harness/bench/report.py" --readme "$out/readme.md" "$UE_REPO/README.md" ||
-		{ log "README.md has no \"make bench\" markers: not updated"; rc=1; }
+	python3 "$UE_REPO/harness/bench/report.py" --readme "$out/readme.md" "$UE_REPO/docs/results.md" ||
+		{ log "docs/results.md has no \"make bench\" markers: not updated"; rc=1; }
 fi
 log "bench: table build/bench/table.txt, JSON build/bench/results.json, chart build/bench/bench.png"
 log "bench took $((SECONDS - start)) s"

@@ -9,6 +9,8 @@
 # "N passed, N failed, N skipped" line; exits 0 only if nothing failed.
 #
 # Steps, in this order (UE_CHECK=name[,name] runs only these):
+#   doc-links   harness/doccheck.py: the relative links of README.md and
+#               docs/*.md, and make help against README.md's target list
 #   w1          GCC W=1 build (bzImage) of the release config + KUnit
 #   sparse      sparse (C=2) on our objects and the files our patches touch
 #   cocci       coccicheck (MODE=report) on the same files
@@ -63,7 +65,7 @@ export CCACHE_DIR=${UE_CCACHE_DIR:-$HOME/.cache/ue-ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 SEEDS=${UE_CHECK_SEEDS:-"11 22 33"}
 [ "$SEEDS" = random ] && SEEDS="$RANDOM$RANDOM $RANDOM$RANDOM $RANDOM$RANDOM"
-STEPS=(w1 sparse cocci kdoc clang smp-n preempt compat-n hist-n kunit-m modules-n)
+STEPS=(doc-links w1 sparse cocci kdoc clang smp-n preempt compat-n hist-n kunit-m modules-n)
 for s in $SEEDS; do STEPS+=("rand-$s"); done
 ARCHES=$("$UE_REPO/harness/arch.sh" names all)
 for a in arm64-perf-n $ARCHES; do
@@ -628,6 +630,18 @@ lockdown_step()
 	unlock
 }
 
+# doc-links: the documents' relative links and the target list
+doc_links()
+{
+	local out
+	if out=$(python3 "$UE_REPO/harness/doccheck.py" "$UE_REPO" 2>&1); then
+		result ok doc-links "(links of README.md and docs/, make help)"
+	else
+		grep -v '^ok' <<< "$out" >&2
+		result fail doc-links "($(grep -c '^not ok' <<< "$out") of harness/doccheck.py's checks failed)"
+	fi
+}
+
 # ---------------------------------------------------------------------------
 # ver-VERSION: the series on each of Debian's linux-source-6.1 versions
 # ---------------------------------------------------------------------------
@@ -813,6 +827,7 @@ for s in "${STEPS[@]}"; do
 	wanted "$s" || continue
 	counted=$((pass + fail + skip))
 	case $s in
+	doc-links) doc_links ;;
 	w1|clang|compat-n|hist-n|kunit-m|modules-n) variant "$s" ;;
 	smp-n|preempt) variant "$s" boot ;;
 	sparse) objcheck sparse ;;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "make test": assemble, build the debug kernel and the userspace, check
-# the exported series (series.sh --tap: git am, MAINTAINERS, checkpatch),
-# boot, run the kselftests (+ KUnit, kmemleak, splat scan) and judge.
+# the exported series (series.sh --tap: git am, MAINTAINERS, checkpatch)
+# and the documents (doccheck.py: links, make help), boot, run the kselftests (+ KUnit, kmemleak, splat scan) and judge.
 #
 # UE_T=prog[,prog]   run only these kselftest programs (and skip the
 #                    series check)
@@ -28,6 +28,7 @@ fi
 res=$B/results-test
 mkdir -p "$B/tmp"
 "$UE_REPO/harness/tests/scanner-test.sh" > "$B/tmp/scanner-test.tap"
+"$UE_REPO/harness/doccheck.py" "$UE_REPO" > "$B/tmp/docs.tap"
 
 # T= names programs of the kselftest list (the guest selects them)
 for t in ${UE_T:+${UE_T//,/ }}; do
@@ -62,4 +63,4 @@ for a in "${others[@]}"; do
 	UE_LOCKED=1 "$UE_REPO/harness/arch.sh" one "$a" "$B/results-test-$a"
 	sums+=" $B/results-test-$a/summary.txt"
 done
-UE_ARCH_SUMMARIES=$sums "$UE_REPO/harness/results.sh" "$res" "$B/tmp/scanner-test.tap" "$stap"
+UE_ARCH_SUMMARIES=$sums "$UE_REPO/harness/results.sh" "$res" "$B/tmp/scanner-test.tap" "$B/tmp/docs.tap" "$stap"

@@ -10,13 +10,13 @@ of the instruction-counted boot start with "icount_", those of the
 profiles with "prof_"), OUTDIR/prof/ the function_graph traces of the
 profiling boot and the lists of functions by object.  Writes
 OUTDIR/table.txt (also printed), OUTDIR/results.json, OUTDIR/readme.md
-(the README's "Performance" section) and the gnuplot data files
+(the "Performance" section of docs/results.md) and the gnuplot data files
 OUTDIR/write.dat and OUTDIR/goals.dat.  Exit status 1 when a row the
 table needs is missing or the program reported an error; a missed goal
 is a result, not a failure.
 
 With --readme, replaces the text between the "make bench" markers of
-README by the file SECTION.
+the file README (docs/results.md) by the file SECTION.
 """
 import datetime
 import json
@@ -652,7 +652,7 @@ def goal_chart(goals, width=40):
 
 
 def readme(table, brk, goals, notes, why):
-    """The README's Performance section"""
+    """The Performance section of docs/results.md"""
     kernel = next((n[len("kernel "):] for n in notes if n.startswith("kernel ")), "?")
     # The kernel file measured, by content: "git log --find-object=BLOB"
     # names the commits that have it, wherever the run happened
@@ -673,8 +673,8 @@ def readme(table, brk, goals, notes, why):
              "`make bench` builds the release kernel and boots it three times to run",
              "`harness/bench/ue_bench.c`; the results land in `build/bench/`: `table.txt`,",
              "`results.json` (every repetition, the goals), `bench.png`, and this section,",
-             "which it writes into this README between its markers (`UE_BENCH_README=0`",
-             "leaves the README alone).  The boots:",
+             "which it writes into docs/results.md between its markers (`UE_BENCH_README=0`",
+             "leaves that file alone).  The boots:",
              "",
              "1. two vCPUs, wall-clock: every section.  QEMU TCG on a shared host is",
              "   noisy, so each wall-clock row is also given in units of the same boot's",
@@ -699,7 +699,7 @@ def readme(table, brk, goals, notes, why):
              "`UE_BENCH_ARGS=-r,7,-t,300,write,fork` picks repetitions, slice length (ms)",
              "and sections of boot 1; `UE_BENCH_BOOTS=1` skips boots 2 and 3, and",
              "`UE_BENCH_BOOTS=2` runs only the exact rows (a few minutes; no chart, no",
-             f"README update).  Each wall-clock row is the median of {reps} interleaved",
+             f"update of this section).  Each wall-clock row is the median of {reps} interleaved",
              "repetitions.",
              "",
              f"This run: kernel {kernel} with kernel/trace/trace_events_user.c of blob",

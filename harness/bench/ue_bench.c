@@ -559,17 +559,20 @@ static void fanout_child(int ready, int go, int i)
 #define CROWD_PROCS	10
 #define CROWD_ENABLERS	1000
 
+/* The bit of the event measured beside the crowd, on the parent's stack */
+static uint32_t *crowd_word;
+
 /*
- * A crowd process: drops the copy of the measured event's bit that fork
- * gave it, registers CROWD_ENABLERS bits of ue_bench_o, waits for EOF
+ * A crowd process: drops the copy of crowd_word that fork gave it,
+ * registers CROWD_ENABLERS bits of ue_bench_o, waits for EOF
  */
-static void crowd_child(int ready, int go, int i, uint32_t *inherited)
+static void crowd_child(int ready, int go, int i)
 {
 	static uint32_t words[CROWD_ENABLERS];
 	char c = 'r';
 	int fd = open_data(), j;
 
-	unreg_event(fd, inherited, 0);
+	unreg_event(fd, crowd_word, 0);
 	for (j = 0; j < CROWD_ENABLERS; j++)
 		if (reg_event(fd, "ue_bench_o u32 v", &words[j], 0, NULL))
 			die("crowd %d: register ue_bench_o %d", i, j);
@@ -581,6 +584,81 @@ static void crowd_child(int ready, int go, int i, uint32_t *inherited)
 }
 
 /*
+ * Fork @n processes that run @child(ready, go, i), their pids into
+ * @pids, and wait until each has reported ready: the pipe end whose
+ * closing lets them exit. @name is what the messages call them.
+ */
+static int gang_start(pid_t *pids, int n, const char *name,
+		      void (*child)(int ready, int go, int i))
+{
+	int ready[2], go[2], got = 0, i;
+	char buf[256];
+
+	if (pipe(ready) || pipe(go))
+		die("pipe");
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			die("fork %s %d", name, i);
+		if (!pids[i]) {
+			close(ready[0]);
+			close(go[1]);
+			child(ready[1], go[0], i);
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	while (got < n) {
+		ssize_t k = read(ready[0], buf, sizeof(buf));
+
+		if (k <= 0)
+			die("%s not ready (%d of %d)", name, got, n);
+		got += k;
+	}
+	close(ready[0]);
+
+	return go[1];
+}
+
+/* Let the @n processes of gang_start() go, and reap them */
+static void gang_stop(const pid_t *pids, int n, int go)
+{
+	int i;
+
+	close(go);
+	for (i = 0; i < n; i++)
+		wait_child(pids[i]);
+}
+
+/*
+ * Time @reps enables of enable file @efd, each in µs into @on, and the
+ * disables after them into @off unless it is NULL
+ */
+static void time_toggles(int efd, double *on, double *off)
+{
+	uint64_t t0;
+	int r;
+
+	for (r = 0; r < reps; r++) {
+		t0 = now_ns();
+		if (write(efd, "1", 1) != 1)
+			die("enable");
+		on[r] = (now_ns() - t0) / 1000.0;
+		t0 = now_ns();
+		if (write(efd, "0", 1) != 1)
+			die("disable");
+		if (off)
+			off[r] = (now_ns() - t0) / 1000.0;
+		/*
+		 * Re-adding a probe within a grace period of removing the
+		 * last one waits for RCU in the tracepoint core: a cost of
+		 * quick toggling, not of the fan-out.
+		 */
+		usleep(100000);
+	}
+}
+
+/*
  * Enabling an event registered by one process, alone and beside a crowd
  * of processes with many enablers of another event: a status change
  * costs what the changed event's enablers cost.
@@ -589,11 +667,11 @@ static void bench_fanout_crowd(void)
 {
 	double alone[MAX_REPS], crowd[MAX_REPS];
 	pid_t pids[CROWD_PROCS];
-	int ready[2], go[2], efd, fd, i, r, got = 0;
 	uint32_t word = 0;
-	char path[256], buf[64];
-	uint64_t t0;
+	char path[256];
+	int efd, fd, go;
 
+	crowd_word = &word;
 	fd = open_data();
 	if (reg_event(fd, "ue_bench_c u32 v", &word, 0, NULL))
 		die("register ue_bench_c");
@@ -602,54 +680,13 @@ static void bench_fanout_crowd(void)
 	if (efd < 0)
 		die("open %s", path);
 
-	for (r = 0; r < reps; r++) {
-		t0 = now_ns();
-		if (write(efd, "1", 1) != 1)
-			die("enable");
-		alone[r] = (now_ns() - t0) / 1000.0;
-		if (write(efd, "0", 1) != 1)
-			die("disable");
-		usleep(100000);
-	}
-
-	if (pipe(ready) || pipe(go))
-		die("pipe");
-	for (i = 0; i < CROWD_PROCS; i++) {
-		pids[i] = fork();
-		if (pids[i] < 0)
-			die("fork crowd %d", i);
-		if (!pids[i]) {
-			close(ready[0]);
-			close(go[1]);
-			crowd_child(ready[1], go[0], i, &word);
-		}
-	}
-	close(ready[1]);
-	close(go[0]);
-	while (got < CROWD_PROCS) {
-		ssize_t k = read(ready[0], buf, sizeof(buf));
-
-		if (k <= 0)
-			die("crowd not ready (%d of %d)", got, CROWD_PROCS);
-		got += k;
-	}
-
-	for (r = 0; r < reps; r++) {
-		t0 = now_ns();
-		if (write(efd, "1", 1) != 1)
-			die("enable");
-		crowd[r] = (now_ns() - t0) / 1000.0;
-		if (write(efd, "0", 1) != 1)
-			die("disable");
-		usleep(100000);
-	}
+	time_toggles(efd, alone, NULL);
+	go = gang_start(pids, CROWD_PROCS, "crowd", crowd_child);
+	time_toggles(efd, crowd, NULL);
 	row("fanout_alone", "us", alone, reps);
 	row("fanout_crowd", "us", crowd, reps);
 
-	close(go[1]);
-	close(ready[0]);
-	for (i = 0; i < CROWD_PROCS; i++)
-		wait_child(pids[i]);
+	gang_stop(pids, CROWD_PROCS, go);
 	close(efd);
 	unreg_event(fd, &word, 0);
 	close(fd);
@@ -660,10 +697,9 @@ static void bench_fanout(void)
 	static const int counts[] = { 1, 10, 100, 1000 };
 	double on[MAX_REPS], off[MAX_REPS];
 	pid_t *pids = calloc(1000, sizeof(*pids));
-	int ready[2], go[2], efd, kfd, c, i, r;
-	char path[256], key[64], buf[256];
+	char path[256], key[64];
 	uint32_t keep_word = 0;
-	uint64_t t0;
+	int efd, kfd, c, go;
 
 	/*
 	 * The first enabled event of the system also starts the recording of
@@ -676,60 +712,20 @@ static void bench_fanout(void)
 	ftrace_enable("ue_bench_keep", true);
 
 	for (c = 0; c < 4; c++) {
-		int n = counts[c], got = 0;
+		int n = counts[c];
 
-		if (pipe(ready) || pipe(go))
-			die("pipe");
-		for (i = 0; i < n; i++) {
-			pids[i] = fork();
-			if (pids[i] < 0)
-				die("fork %d", i);
-			if (!pids[i]) {
-				close(ready[0]);
-				close(go[1]);
-				fanout_child(ready[1], go[0], i);
-			}
-		}
-		close(ready[1]);
-		close(go[0]);
-		while (got < n) {
-			ssize_t k = read(ready[0], buf, sizeof(buf));
-
-			if (k <= 0)
-				die("children not ready (%d of %d)", got, n);
-			got += k;
-		}
-
+		go = gang_start(pids, n, "children", fanout_child);
 		event_path(path, sizeof(path), "ue_bench_f", "enable");
 		efd = open(path, O_WRONLY);
 		if (efd < 0)
 			die("open %s", path);
-		for (r = 0; r < reps; r++) {
-			t0 = now_ns();
-			if (write(efd, "1", 1) != 1)
-				die("enable");
-			on[r] = (now_ns() - t0) / 1000.0;
-			t0 = now_ns();
-			if (write(efd, "0", 1) != 1)
-				die("disable");
-			off[r] = (now_ns() - t0) / 1000.0;
-			/*
-			 * Re-adding a probe within a grace period of removing
-			 * the last one waits for RCU in the tracepoint core:
-			 * a cost of quick toggling, not of the fan-out.
-			 */
-			usleep(100000);
-		}
+		time_toggles(efd, on, off);
 		close(efd);
 		snprintf(key, sizeof(key), "fanout_enable_%d", n);
 		row(key, "us", on, reps);
 		snprintf(key, sizeof(key), "fanout_disable_%d", n);
 		row(key, "us", off, reps);
-
-		close(go[1]);
-		close(ready[0]);
-		for (i = 0; i < n; i++)
-			wait_child(pids[i]);
+		gang_stop(pids, n, go);
 	}
 	bench_fanout_crowd();
 	ftrace_enable("ue_bench_keep", false);

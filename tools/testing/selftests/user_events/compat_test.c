@@ -120,16 +120,6 @@ static int unreg_raw(int fd, __u64 addr, int bit)
 	return ioctl(fd, DIAG_IOCSUNREG, &unreg);
 }
 
-static bool trace_has(const char *text)
-{
-	char *trace = ue_read_file(TRACE_FILE);
-	bool found = trace && strstr(trace, text);
-
-	free(trace);
-
-	return found;
-}
-
 /*
  * Register @cmd (a string at @cmd_ptr) with the bit at @word, converting
  * both pointers with @conv; flip it through ftrace; write with write()
@@ -164,14 +154,14 @@ static void round_trip(struct __test_metadata *_metadata, int fd,
 	rec.a = 42;
 	rec.b = 0x80000001;
 	ASSERT_WRITE(sizeof(rec), write(fd, &rec, sizeof(rec)));
-	ASSERT_TRUE(trace_has(EVENT ": a=42 b=2147483649"));
+	ASSERT_TRUE(ue_trace_has(EVENT ": a=42 b=2147483649"));
 	rec.a = 43;
 	io[0].iov_base = &rec.index;
 	io[0].iov_len = sizeof(rec.index);
 	io[1].iov_base = &rec.a;
 	io[1].iov_len = sizeof(rec) - sizeof(rec.index);
 	ASSERT_WRITE(sizeof(rec), writev(fd, io, 2));
-	ASSERT_TRUE(trace_has(EVENT ": a=43 b=2147483649"));
+	ASSERT_TRUE(ue_trace_has(EVENT ": a=43 b=2147483649"));
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, *word);

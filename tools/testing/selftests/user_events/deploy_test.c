@@ -4,9 +4,9 @@
  * each followed step by step: a collector that starts before the
  * application, a tracer that hands user_events_data over a Unix socket,
  * containers, non-root producers, feature probing. Also: a BPF program
- * cannot be attached to a user event (SPEC D20), while kernel tracepoints
- * and uprobes take them; a multi-format name too long with its ".<id>"
- * is refused with an error_log entry.
+ * cannot be attached to a user event, while kernel tracepoints and
+ * uprobes take them; a multi-format name too long with its ".<id>" is
+ * refused with an error_log entry.
  *
  * The producer of a recipe always runs in a process of its own, with its
  * enable word on a private page nobody else writes, so that every bit it
@@ -22,7 +22,6 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/un.h>
 #include <linux/bpf.h>
 
@@ -166,14 +165,80 @@ static int deploy_emit(int fd, int index, __u32 count, const char *msg)
 	return write(fd, &r, sizeof(r)) == sizeof(r) ? 0 : -1;
 }
 
-static bool deploy_trace_has(const char *text)
+/*
+ * The producer's side of a tracer's attach (@bit 1) or detach (@bit 0):
+ * tell the tracer to go on, wait until it is done, and find the bit as
+ * the tracer left it.
+ */
+static int deploy_follow(int sock, int *word, int bit)
 {
-	char *trace = ue_read_file(TRACE_FILE);
-	bool found = trace && strstr(trace, text);
+	if (deploy_send(sock) || !deploy_wait(sock))
+		return S_SYNC;
+	if (ue_load(word) != bit)
+		return bit ? S_BIT_SET : S_BIT_CLEAR;
 
-	free(trace);
-	return found;
+	return S_OK;
 }
+
+/* Follow the tracer's attach, then write the record (@count, @msg) */
+static int deploy_follow_write(int sock, int fd, int *word, int index,
+			       __u32 count, const char *msg)
+{
+	int ret = deploy_follow(sock, word, 1);
+
+	if (!ret && deploy_emit(fd, index, count, msg))
+		ret = S_WRITE;
+
+	return ret;
+}
+
+/*
+ * Start @fn(sock, @arg) in a process of its own, a producer the test
+ * drives over a socket pair: its pid, the test's end of the pair in @sock.
+ */
+static pid_t deploy_start(int *sock, int (*fn)(int sock, const char *arg),
+			  const char *arg)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		_exit(fn(sv[1], arg));
+	}
+	close(sv[1]);
+	*sock = sv[0];
+
+	return pid;
+}
+
+/* Let producer @pid on @sock finish: its exit status */
+static int deploy_finish(int sock, pid_t pid)
+{
+	int ret = deploy_send(sock) ? -1 : ue_wait_child(pid);
+
+	close(sock);
+
+	return ret;
+}
+
+/* The tracer's side of a step: tell the producer to go on, wait for it */
+static bool deploy_go(int sock)
+{
+	return !deploy_send(sock) && deploy_wait(sock);
+}
+
+/* Producer @pid did its step (@done); if it stopped instead, say where */
+#define DEPLOY_ASSERT(done, pid, who) do {				\
+	bool __done = (done);						\
+									\
+	ASSERT_TRUE(__done) {						\
+		TH_LOG("%s: %s", who, deploy_step_name(ue_wait_child(pid))); \
+	}								\
+} while (0)
 
 /*
  * The producer of the consumer-first recipes, in a process of its own:
@@ -423,7 +488,7 @@ TEST_F(deploy, consumer_first_dyn_event_ftrace) {
 	ASSERT_EQ(S_OK, ret) {
 		TH_LOG("producer: %s", deploy_step_name(ret));
 	}
-	ASSERT_TRUE(deploy_trace_has(EV_DYN ": count=42 msg=first"));
+	ASSERT_TRUE(ue_trace_has(EV_DYN ": count=42 msg=first"));
 
 	ASSERT_EQ(0, ue_enable(EV_DYN, 0));
 	ASSERT_EQ(0, ue_dyn_write("-:" EV_DYN " " FIELDS));
@@ -671,58 +736,19 @@ TEST_F(deploy, system_dir_comes_with_first_event) {
 	close(in);
 }
 
-static int deploy_send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int deploy_recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))], c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-
-	return fd;
-}
-
 /*
  * The runtime's side of the handoff: it gets user_events_data from the
  * tracer, registers into its own memory and writes whenever its bit
  * says so, long after the tracer closed its copy.
  */
-static int deploy_receiver(int sock)
+static int deploy_receiver(int sock, const char *unused)
 {
 	int *word = deploy_word();
-	int fd, index;
+	int fd, index, ret;
 
 	if (!word)
 		return S_MAP;
-	fd = deploy_recv_fd(sock);
+	fd = ue_recv_fd(sock, NULL, -1);
 	if (fd < 0)
 		return S_RECV_FD;
 	if (ue_reg_fd(fd, EV_HAND " " FIELDS, word, 0, 4, 0, &index))
@@ -730,30 +756,13 @@ static int deploy_receiver(int sock)
 	if (ue_load(word) != 0)
 		return S_BIT_AT_REGISTER;
 
-	/* ftrace attaches */
-	if (deploy_send(sock) || !deploy_wait(sock))
-		return S_SYNC;
-	if (ue_load(word) != 1)
-		return S_BIT_SET;
-	if (deploy_emit(fd, index, 1, "ftrace"))
-		return S_WRITE;
-	/* ftrace detaches */
-	if (deploy_send(sock) || !deploy_wait(sock))
-		return S_SYNC;
-	if (ue_load(word) != 0)
-		return S_BIT_CLEAR;
-	/* perf attaches */
-	if (deploy_send(sock) || !deploy_wait(sock))
-		return S_SYNC;
-	if (ue_load(word) != 1)
-		return S_BIT_SET;
-	if (deploy_emit(fd, index, 2, "perf"))
-		return S_WRITE;
-	/* perf detaches */
-	if (deploy_send(sock) || !deploy_wait(sock))
-		return S_SYNC;
-	if (ue_load(word) != 0)
-		return S_BIT_CLEAR;
+	/* ftrace attaches and detaches, then perf */
+	ret = deploy_follow_write(sock, fd, word, index, 1, "ftrace") ?:
+	      deploy_follow(sock, word, 0) ?:
+	      deploy_follow_write(sock, fd, word, index, 2, "perf") ?:
+	      deploy_follow(sock, word, 0);
+	if (ret)
+		return ret;
 	if (ue_unreg_fd(fd, word, 0))
 		return S_UNREGISTER;
 	close(fd);
@@ -769,40 +778,23 @@ static int deploy_receiver(int sock)
  */
 TEST_F_TIMEOUT(deploy, fd_handoff_over_scm_rights, 60) {
 	void *ring = NULL;
-	int sv[2], fd, pfd = -1, id;
+	int sock, fd, pfd = -1, id;
 	pid_t pid;
 
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = deploy_start(&sock, deploy_receiver, NULL);
+	ASSERT_LE(0, pid);
 	fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, fd);
-
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(sv[0]);
-		close(fd);
-		_exit(deploy_receiver(sv[1]));
-	}
-	close(sv[1]);
-
-	ASSERT_EQ(0, deploy_send_fd(sv[0], fd));
+	ASSERT_EQ(0, ue_send_fd(sock, fd, 0));
 	close(fd);
-	ASSERT_TRUE(deploy_wait(sv[0])) {
-		TH_LOG("receiver: %s", deploy_step_name(ue_wait_child(pid)));
-	}
+	DEPLOY_ASSERT(deploy_wait(sock), pid, "receiver");
 
 	ASSERT_EQ(0, ue_enable(EV_HAND, 1));
-	ASSERT_EQ(0, deploy_send(sv[0]));
-	ASSERT_TRUE(deploy_wait(sv[0])) {
-		TH_LOG("receiver: %s", deploy_step_name(ue_wait_child(pid)));
-	}
-	ASSERT_TRUE(deploy_trace_has(EV_HAND ": count=1 msg=ftrace"));
+	DEPLOY_ASSERT(deploy_go(sock), pid, "receiver");
+	ASSERT_TRUE(ue_trace_has(EV_HAND ": count=1 msg=ftrace"));
 
 	ASSERT_EQ(0, ue_enable(EV_HAND, 0));
-	ASSERT_EQ(0, deploy_send(sv[0]));
-	ASSERT_TRUE(deploy_wait(sv[0])) {
-		TH_LOG("receiver: %s", deploy_step_name(ue_wait_child(pid)));
-	}
+	DEPLOY_ASSERT(deploy_go(sock), pid, "receiver");
 
 	if (ue_have_perf()) {
 		/* The tracer records the runtime it handed the fd to */
@@ -817,22 +809,16 @@ TEST_F_TIMEOUT(deploy, fd_handoff_over_scm_rights, 60) {
 		TH_LOG("%s: ftrace instead", UE_NO_PERF);
 		ASSERT_EQ(0, ue_enable(EV_HAND, 1));
 	}
-	ASSERT_EQ(0, deploy_send(sv[0]));
-	ASSERT_TRUE(deploy_wait(sv[0])) {
-		TH_LOG("receiver: %s", deploy_step_name(ue_wait_child(pid)));
-	}
+	DEPLOY_ASSERT(deploy_go(sock), pid, "receiver");
 	if (ring) {
 		ASSERT_TRUE(deploy_perf_has(ring, EV_HAND, 2, "perf"));
 		munmap(ring, 2 * getpagesize());
 		close(pfd);
 	} else {
-		ASSERT_TRUE(deploy_trace_has(EV_HAND ": count=2 msg=perf"));
+		ASSERT_TRUE(ue_trace_has(EV_HAND ": count=2 msg=perf"));
 		ASSERT_EQ(0, ue_enable(EV_HAND, 0));
 	}
-
-	ASSERT_EQ(0, deploy_send(sv[0]));
-	ASSERT_EQ(S_OK, ue_wait_child(pid));
-	close(sv[0]);
+	ASSERT_EQ(S_OK, deploy_finish(sock, pid));
 }
 
 /* A dup()ed fd is the same open file: same write indexes */
@@ -851,7 +837,7 @@ TEST_F(deploy, dup_fd_writes_with_same_index) {
 	ASSERT_EQ(0, ue_enable(EV_DUP, 1));
 	ASSERT_EQ(1, ue_load(word));
 	ASSERT_EQ(0, deploy_emit(dupfd, index, 3, "dup"));
-	ASSERT_TRUE(deploy_trace_has(EV_DUP ": count=3 msg=dup"));
+	ASSERT_TRUE(ue_trace_has(EV_DUP ": count=3 msg=dup"));
 	ASSERT_EQ(0, ue_enable(EV_DUP, 0));
 	ASSERT_EQ(0, ue_load(word));
 	ASSERT_EQ(0, ue_unreg_fd(dupfd, word, 0));
@@ -880,28 +866,18 @@ TEST_F(deploy, inherited_fd_child_writes_after_parent_closed) {
 		close(sv[0]);
 		/* Own the page now: no copy-on-write when the bit comes */
 		word[1] = 1;
-		if (deploy_send(sv[1]) || !deploy_wait(sv[1]))
-			_exit(S_SYNC);
-		if (ue_load(word) != 1)
-			_exit(S_BIT_SET);
-		if (deploy_emit(fd, index, 4, "child"))
-			_exit(S_WRITE);
-		_exit(S_OK);
+		_exit(deploy_follow_write(sv[1], fd, word, index, 4, "child"));
 	}
 	close(sv[1]);
 	close(fd);
 
-	ASSERT_TRUE(deploy_wait(sv[0])) {
-		TH_LOG("child: %s", deploy_step_name(ue_wait_child(pid)));
-	}
+	DEPLOY_ASSERT(deploy_wait(sv[0]), pid, "child");
 	ASSERT_EQ(0, ue_enable(EV_FORK, 1));
-	ASSERT_EQ(0, deploy_send(sv[0]));
-	ASSERT_EQ(S_OK, ue_wait_child(pid));
-	ASSERT_TRUE(deploy_trace_has(EV_FORK ": count=4 msg=child"));
+	ASSERT_EQ(S_OK, deploy_finish(sv[0], pid));
+	ASSERT_TRUE(ue_trace_has(EV_FORK ": count=4 msg=child"));
 	ASSERT_EQ(0, ue_enable(EV_FORK, 0));
 	/* The registration is the process's: any fd of it unregisters */
 	ASSERT_EQ(0, ue_unreg(word, 0));
-	close(sv[0]);
 }
 
 /*
@@ -985,16 +961,10 @@ static int deploy_container(int sock, const char *dir)
 		return S_OPEN;
 	if (ue_reg_fd(fd, EV_CTR " " FIELDS, word, 0, 4, 0, &index))
 		return S_REGISTER;
-	if (deploy_send(sock) || !deploy_wait(sock))
-		return S_SYNC;
-	if (ue_load(word) != 1)
-		return S_BIT_SET;
-	if (deploy_emit(fd, index, 5, "ctr"))
-		return S_WRITE;
-	if (deploy_send(sock) || !deploy_wait(sock))
-		return S_SYNC;
-	if (ue_load(word) != 0)
-		return S_BIT_CLEAR;
+	ret = deploy_follow_write(sock, fd, word, index, 5, "ctr") ?:
+	      deploy_follow(sock, word, 0);
+	if (ret)
+		return ret;
 	if (ue_unreg_fd(fd, word, 0))
 		return S_UNREGISTER;
 	close(fd);
@@ -1008,34 +978,20 @@ static int deploy_container(int sock, const char *dir)
  * enables its event.
  */
 TEST_F(deploy, container_lone_bind_mounted_data_file) {
-	int sv[2];
+	int sock;
 	pid_t pid;
 
 	snprintf(self->dir, sizeof(self->dir), "/tmp/deploy.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 
-	pid = fork();
+	pid = deploy_start(&sock, deploy_container, self->dir);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(sv[0]);
-		_exit(deploy_container(sv[1], self->dir));
-	}
-	close(sv[1]);
-
-	ASSERT_TRUE(deploy_wait(sv[0])) {
-		TH_LOG("container: %s", deploy_step_name(ue_wait_child(pid)));
-	}
+	DEPLOY_ASSERT(deploy_wait(sock), pid, "container");
 	ASSERT_EQ(0, ue_enable(EV_CTR, 1));
-	ASSERT_EQ(0, deploy_send(sv[0]));
-	ASSERT_TRUE(deploy_wait(sv[0])) {
-		TH_LOG("container: %s", deploy_step_name(ue_wait_child(pid)));
-	}
-	ASSERT_TRUE(deploy_trace_has(EV_CTR ": count=5 msg=ctr"));
+	DEPLOY_ASSERT(deploy_go(sock), pid, "container");
+	ASSERT_TRUE(ue_trace_has(EV_CTR ": count=5 msg=ctr"));
 	ASSERT_EQ(0, ue_enable(EV_CTR, 0));
-	ASSERT_EQ(0, deploy_send(sv[0]));
-	ASSERT_EQ(S_OK, ue_wait_child(pid));
-	close(sv[0]);
+	ASSERT_EQ(S_OK, deploy_finish(sock, pid));
 }
 
 /* Write @text to file @file of directory @dir */
@@ -1279,10 +1235,10 @@ static bool perm_drop(bool member)
 	       !setuid(NOBODY) && geteuid() == NOBODY;
 }
 
-static int perm_member_producer(int sock)
+static int perm_member_producer(int sock, const char *unused)
 {
 	int *word = deploy_word();
-	int fd, index;
+	int fd, index, ret;
 
 	if (!perm_drop(true))
 		return S_DROP;
@@ -1293,12 +1249,9 @@ static int perm_member_producer(int sock)
 		return S_OPEN;
 	if (ue_reg_fd(fd, EV_PERM " " FIELDS, word, 0, 4, 0, &index))
 		return S_REGISTER;
-	if (deploy_send(sock) || !deploy_wait(sock))
-		return S_SYNC;
-	if (ue_load(word) != 1)
-		return S_BIT_SET;
-	if (deploy_emit(fd, index, 8, "member"))
-		return S_WRITE;
+	ret = deploy_follow_write(sock, fd, word, index, 8, "member");
+	if (ret)
+		return ret;
 	if (ue_unreg_fd(fd, word, 0) || ue_load(word) != 0)
 		return S_UNREGISTER;
 	close(fd);
@@ -1323,28 +1276,17 @@ TEST_F(perm, gid_mount_gives_files_to_group) {
 
 /* Row: a member of the group, with group write on user_events_data */
 TEST_F(perm, member_registers_and_writes) {
-	int sv[2];
+	int sock;
 	pid_t pid;
 
 	ASSERT_EQ(0, chmod(DATA_FILE, 0660));
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-	pid = fork();
+	pid = deploy_start(&sock, perm_member_producer, NULL);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(sv[0]);
-		_exit(perm_member_producer(sv[1]));
-	}
-	close(sv[1]);
-
-	ASSERT_TRUE(deploy_wait(sv[0])) {
-		TH_LOG("member: %s", deploy_step_name(ue_wait_child(pid)));
-	}
+	DEPLOY_ASSERT(deploy_wait(sock), pid, "member");
 	ASSERT_EQ(0, ue_enable(EV_PERM, 1));
-	ASSERT_EQ(0, deploy_send(sv[0]));
-	ASSERT_EQ(S_OK, ue_wait_child(pid));
-	ASSERT_TRUE(deploy_trace_has(EV_PERM ": count=8 msg=member"));
+	ASSERT_EQ(S_OK, deploy_finish(sock, pid));
+	ASSERT_TRUE(ue_trace_has(EV_PERM ": count=8 msg=member"));
 	ASSERT_EQ(0, ue_enable(EV_PERM, 0));
-	close(sv[0]);
 }
 
 /* Run @fn in a child that became NOBODY (@member of the group or not) */
@@ -1473,7 +1415,7 @@ TEST_F(perm, status_readable_as_mode_says) {
 }
 
 /*
- * BPF (SPEC D20): a program attached to a user event would never run,
+ * BPF: a program attached to a user event would never run,
  * since writes call the ftrace and perf probes themselves; the attach
  * fails. Kernel tracepoints and uprobes take programs as before.
  */

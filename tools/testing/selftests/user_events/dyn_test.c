@@ -174,7 +174,7 @@ TEST_F(user, size_types) {
 		{ "struct custom a 20 b", EINVAL },
 		{ "char a 20", EINVAL },
 		{ "u32 a 4", EINVAL },
-		/* D4: sizes that can never fit a record */
+		/* Sizes that can never fit a record */
 		{ "struct custom a 2147483648", EINVAL },
 		{ "struct custom a 4294967295", EINVAL },
 		{ "struct custom a 65536", EINVAL },

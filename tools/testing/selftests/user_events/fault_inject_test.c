@@ -935,26 +935,11 @@ static void fi_payload_locate(struct __test_metadata *_metadata)
 				 sizeof(fi_payload.s));
 }
 
-/* Records of the event in the trace (after it was cleared) */
-static int fi_trace_records(const char *name)
-{
-	char *text = ue_read_file(TRACE_FILE), *at;
-	char key[128];
-	int n = 0;
-
-	snprintf(key, sizeof(key), " %s:", name);
-	for (at = text; at && (at = strstr(at, key)); at++)
-		n++;
-	free(text);
-
-	return n;
-}
-
 static void ftrace_write_setup(struct __test_metadata *_metadata,
 			       struct fi_ctx *c)
 {
 	ASSERT_EQ(0, ue_clear_trace());
-	ASSERT_EQ(0, fi_trace_records(EV_WRITE));
+	ASSERT_EQ(0, ue_trace_count(" " EV_WRITE ":"));
 }
 
 static long fi_writev_payload(int fd, int index)
@@ -999,13 +984,13 @@ static long ftrace_write_run(struct fi_ctx *c)
 static void ftrace_write_failed(struct __test_metadata *_metadata,
 				struct fi_ctx *c)
 {
-	ASSERT_EQ(0, fi_trace_records(EV_WRITE));
+	ASSERT_EQ(0, ue_trace_count(" " EV_WRITE ":"));
 }
 
 static void ftrace_write_done(struct __test_metadata *_metadata,
 			      struct fi_ctx *c)
 {
-	ASSERT_EQ(1, fi_trace_records(EV_WRITE));
+	ASSERT_EQ(1, ue_trace_count(" " EV_WRITE ":"));
 }
 
 static const struct fi_op op_ftrace_writev = {

@@ -214,7 +214,7 @@ TEST_F(fault, cow_after_fork_data_word) {
 	close(back[1]);
 }
 
-/* Registering on a read-only page fails as a whole (D1) */
+/* Registering on a read-only page fails as a whole */
 TEST_F(fault, register_read_only) {
 	int before = ue_active_count();
 

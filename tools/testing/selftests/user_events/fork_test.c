@@ -281,7 +281,7 @@ TEST_F_TIMEOUT(fork, child_bits_follow_toggle_with_fault_pending, 300) {
 	fork_race(_metadata, self, true);
 }
 
-/* D13: forks on one thread while another registers and unregisters */
+/* Forks on one thread while another registers and unregisters */
 #define NR_SLOTS	64
 #define NR_D13_FORKS	100
 

@@ -662,17 +662,6 @@ TEST_F(user, format_fields) {
 	free(format);
 }
 
-/* Whether the trace file contains @text. */
-static bool trace_has(const char *text)
-{
-	char *trace = ue_read_file(TRACE_FILE);
-	bool found = trace && strstr(trace, text);
-
-	free(trace);
-
-	return found;
-}
-
 TEST_F(user, trace_text_decoded) {
 	/* Laid out without padding, as the fields are in the record */
 	struct {
@@ -693,7 +682,7 @@ TEST_F(user, trace_text_decoded) {
 	ASSERT_WRITE(4 + (int)sizeof(payload),
 		     write_event(self->data_fd, index, &payload,
 				 sizeof(payload)));
-	ASSERT_TRUE(trace_has(EVENT ": a=5 b=-3 s=hello c=4000000000")) {
+	ASSERT_TRUE(ue_trace_has(EVENT ": a=5 b=-3 s=hello c=4000000000")) {
 		char *trace = ue_read_file(TRACE_FILE);
 
 		TH_LOG("trace:\n%s", trace);
@@ -729,7 +718,7 @@ TEST_F(user, trace_text_dynamic_strings) {
 	ASSERT_WRITE(4 + (int)sizeof(payload),
 		     write_event(self->data_fd, index, &payload,
 				 sizeof(payload)));
-	ASSERT_TRUE(trace_has(EVENT ": msg=world rel=hi")) {
+	ASSERT_TRUE(ue_trace_has(EVENT ": msg=world rel=hi")) {
 		char *trace = ue_read_file(TRACE_FILE);
 
 		TH_LOG("trace:\n%s", trace);
@@ -762,22 +751,6 @@ static char *big_payload(int hdr, size_t len, char *tail, size_t tail_len)
 	return p;
 }
 
-/* Lines of the trace file that contain @text */
-static int trace_count(const char *text)
-{
-	char *trace = ue_read_file(TRACE_FILE);
-	char *at = trace;
-	int n = 0;
-
-	while (at && (at = strstr(at, text))) {
-		n++;
-		at += strlen(text);
-	}
-	free(trace);
-
-	return n;
-}
-
 TEST_F(user, write_largest_ftrace_record) {
 	struct ue_limits l;
 	char tail[32], line[96];
@@ -800,7 +773,7 @@ TEST_F(user, write_largest_ftrace_record) {
 					       l.ftrace));
 	free(payload);
 	snprintf(line, sizeof(line), EVENT ": n=%ld tail=%s", l.ftrace, tail);
-	ASSERT_EQ(1, trace_count(line)) {
+	ASSERT_EQ(1, ue_trace_count(line)) {
 		TH_LOG("no \"%s\" in the trace (page size %ld)", line,
 		       l.page);
 	}
@@ -812,14 +785,14 @@ TEST_F(user, write_largest_ftrace_record) {
 				  l.ftrace + 1));
 	ASSERT_EQ(E2BIG, errno);
 	free(payload);
-	ASSERT_EQ(0, trace_count(tail));
+	ASSERT_EQ(0, ue_trace_count(tail));
 
 	payload = calloc(1, 64 * 1024);
 	ASSERT_NE(0, (uintptr_t)payload);
 	ASSERT_EQ(-1, write_event(self->data_fd, index, payload, 64 * 1024));
 	ASSERT_EQ(E2BIG, errno);
 	free(payload);
-	ASSERT_EQ(1, trace_count(EVENT ": n="));
+	ASSERT_EQ(1, ue_trace_count(EVENT ": n="));
 }
 
 /*
@@ -852,9 +825,9 @@ TEST_F(user, trigger_fires_once_nonresident_payload) {
 	ASSERT_WRITE(8, write_event(self->data_fd, index, payload, 4));
 	munmap(payload, page_size);
 
-	ASSERT_EQ(6, trace_count("<stack trace>"));
-	ASSERT_EQ(5, trace_count(EVENT ": n=0"));
-	ASSERT_EQ(1, trace_count(EVENT ": n=7"));
+	ASSERT_EQ(6, ue_trace_count("<stack trace>"));
+	ASSERT_EQ(5, ue_trace_count(EVENT ": n=0"));
+	ASSERT_EQ(1, ue_trace_count(EVENT ": n=7"));
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, ue_write_str(EVENTS_DIR "/" EVENT "/trigger",
 				  "!stacktrace", 0));
@@ -1109,7 +1082,7 @@ TEST_F(user, trace_text_struct_hex) {
 	ASSERT_WRITE(4 + (int)sizeof(payload),
 		     write_event(self->data_fd, index, &payload,
 				 sizeof(payload)));
-	ASSERT_TRUE(trace_has(EVENT ": blob=012a00ff80 after=513")) {
+	ASSERT_TRUE(ue_trace_has(EVENT ": blob=012a00ff80 after=513")) {
 		char *trace = ue_read_file(TRACE_FILE);
 
 		TH_LOG("trace:\n%s", trace);

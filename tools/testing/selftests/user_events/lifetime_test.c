@@ -23,7 +23,6 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 
 #include "user_events_selftests.h"
 
@@ -633,63 +632,6 @@ TEST_F(life, fork_child_outlives_parent) {
 	ASSERT_FALSE(ue_event_exists(PREFIX "_orphan"));
 }
 
-/* Receive one fd and an int over the UNIX socket @sock, or -1 */
-static int recv_fd(int sock, int *value)
-{
-	char control[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec io = { value, sizeof(*value) };
-	struct msghdr msg = {0};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	msg.msg_iov = &io;
-	msg.msg_iovlen = 1;
-	msg.msg_control = control;
-	msg.msg_controllen = sizeof(control);
-	if (recvmsg(sock, &msg, 0) != sizeof(*value))
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(fd));
-
-	return fd;
-}
-
-static int send_fd(int sock, int fd, int value)
-{
-	char control[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec io = { &value, sizeof(value) };
-	struct msghdr msg = {0};
-	struct cmsghdr *cmsg;
-
-	msg.msg_iov = &io;
-	msg.msg_iovlen = 1;
-	msg.msg_control = control;
-	msg.msg_controllen = sizeof(control);
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(fd));
-
-	return sendmsg(sock, &msg, 0) == sizeof(value) ? 0 : -1;
-}
-
-static int count_in_trace(const char *what)
-{
-	char *text = ue_read_file(TRACE_FILE), *at;
-	int n = 0;
-
-	if (!text)
-		return -1;
-	for (at = text; (at = strstr(at, what)); at++)
-		n++;
-	free(text);
-
-	return n;
-}
-
 /*
  * Write slots belong to the open file: a file passed to another process
  * (SCM_RIGHTS) keeps its slots after its sender exits, a dup() shares
@@ -713,11 +655,11 @@ TEST_F(life, passed_fd_keeps_slots) {
 		fd = open(DATA_FILE, O_RDWR);
 		UE_CHILD_EQ(0, ue_reg_fd(fd, PREFIX "_passed u32 v", &word, 0,
 					 4, USER_EVENT_REG_PERSIST, &idx));
-		UE_CHILD_EQ(0, send_fd(sock[1], fd, idx));
+		UE_CHILD_EQ(0, ue_send_fd(sock[1], fd, idx));
 		_exit(0);
 	}
 	close(sock[1]);
-	fd = recv_fd(sock[0], &idx);
+	fd = ue_recv_fd(sock[0], &idx, -1);
 	close(sock[0]);
 	ASSERT_LE(0, fd);
 	ASSERT_CHILD_OK(pid);
@@ -733,7 +675,7 @@ TEST_F(life, passed_fd_keeps_slots) {
 	close(fd);
 	ASSERT_EQ(sizeof(rec), write(dup_fd, &rec, sizeof(rec)));
 	ASSERT_EQ(0, ue_enable(PREFIX "_passed", 0));
-	ASSERT_EQ(2, count_in_trace(PREFIX "_passed: v=24301"));
+	ASSERT_EQ(2, ue_trace_count(PREFIX "_passed: v=24301"));
 
 	ASSERT_EQ(-1, ue_del(PREFIX "_passed"));
 	ASSERT_EQ(EBUSY, errno);

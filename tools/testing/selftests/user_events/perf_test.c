@@ -281,21 +281,6 @@ static bool sample_holds(struct __test_metadata *_metadata,
 	return true;
 }
 
-static int trace_lines_with(const char *text)
-{
-	char *trace = ue_read_file(TRACE_FILE);
-	char *at = trace;
-	int n = 0;
-
-	while (at && (at = strstr(at, text))) {
-		n++;
-		at += strlen(text);
-	}
-	free(trace);
-
-	return n;
-}
-
 TEST_F(user, perf_write_largest_record) {
 	struct perf_ctx ctx;
 	struct ue_limits l;
@@ -361,7 +346,7 @@ TEST_F(user, ftrace_and_perf_largest_record) {
 	free(buf);
 	ASSERT_TRUE(sample_holds(_metadata, &ctx, hdr, l.both, tail));
 	snprintf(line, sizeof(line), EVENT ": n=%ld tail=%s", l.both, tail);
-	ASSERT_EQ(1, trace_lines_with(line));
+	ASSERT_EQ(1, ue_trace_count(line));
 
 	/* Fits one of them only: neither records it */
 	buf = big_write(hdr, index, l.both + 1, tail, sizeof(tail));
@@ -369,7 +354,7 @@ TEST_F(user, ftrace_and_perf_largest_record) {
 	ASSERT_EQ(-1, write(self->data_fd, buf, 4 + l.both + 1));
 	ASSERT_EQ(E2BIG, errno);
 	free(buf);
-	ASSERT_EQ(0, trace_lines_with(tail));
+	ASSERT_EQ(0, ue_trace_count(tail));
 
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	perf_detach(&ctx);

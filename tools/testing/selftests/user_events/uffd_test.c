@@ -32,13 +32,11 @@
  * (or vm.unprivileged_userfaultfd=1): A runs as root, like the test.
  */
 #define _GNU_SOURCE
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <linux/userfaultfd.h>
 
 #include "user_events_selftests.h"
@@ -439,46 +437,6 @@ struct uf_a_args {
 	struct uf_shared *sh;
 };
 
-static int uf_send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec io = { .iov_base = "u", .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &io, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int uf_recv_fd(int sock, int ms)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0}, c;
-	struct iovec io = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &io, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct pollfd p = { .fd = sock, .events = POLLIN };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (poll(&p, 1, ms) != 1 || recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-
-	return fd;
-}
-
 static void *uf_a_register(void *arg)
 {
 	struct uf_a_args *a = arg;
@@ -536,7 +494,7 @@ static int uf_a_main(struct uf_a_args *a)
 		return 3;
 	if (a->scenario == 2 && madvise(a->word, page, MADV_DONTNEED))
 		return 4;
-	if (uf_send_fd(a->sock, uffd))
+	if (ue_send_fd(a->sock, uffd, 0))
 		return 5;
 	close(uffd);
 
@@ -700,7 +658,7 @@ static void uf_start_a(struct __test_metadata *_metadata,
 	close(pv[1]);
 	self->sock = sv[0];
 	self->notify = pv[0];
-	self->uffd = uf_recv_fd(self->sock, UF_BOUND_MS);
+	self->uffd = ue_recv_fd(self->sock, NULL, UF_BOUND_MS);
 	ASSERT_LE(0, self->uffd) TH_LOG("A did not set up its userfaultfd");
 }
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -408,6 +410,57 @@ static inline int ue_wait_child(pid_t pid)
 		return -1;
 
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * Pass file descriptor @fd over the Unix socket @sock (SCM_RIGHTS), with
+ * the int @value as the message: 0 or -1.
+ */
+static inline int ue_send_fd(int sock, int fd, int value)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = { .iov_base = &value, .iov_len = sizeof(value) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+
+	return sendmsg(sock, &msg, 0) == sizeof(value) ? 0 : -1;
+}
+
+/*
+ * Receive over @sock a file descriptor and the int sent with it (into
+ * @value unless NULL), waiting at most @ms ms (-1: as long as it takes):
+ * the fd, or -1.
+ */
+static inline int ue_recv_fd(int sock, int *value, int ms)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	int v, fd;
+	struct iovec iov = { .iov_base = &v, .iov_len = sizeof(v) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+
+	if (poll(&p, 1, ms) != 1 || recvmsg(sock, &msg, 0) != sizeof(v))
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (value)
+		*value = v;
+
+	return fd;
 }
 
 static inline void ue_sleep_ms(int ms)
@@ -974,6 +1027,26 @@ static inline int ue_event_id(const char *name)
 	free(text);
 
 	return id;
+}
+
+/* How often @text stands in the trace file (0 when it cannot be read) */
+static inline int ue_trace_count(const char *text)
+{
+	char *trace = ue_read_file(TRACE_FILE), *at = trace;
+	int n = 0;
+
+	while (at && (at = strstr(at, text))) {
+		n++;
+		at += strlen(text);
+	}
+	free(trace);
+
+	return n;
+}
+
+static inline bool ue_trace_has(const char *text)
+{
+	return ue_trace_count(text) > 0;
 }
 
 /* Size of the trace file, which grows with each recorded event. */
