@@ -205,14 +205,17 @@ struct user_event_validator {
 
 /**
  * struct user_event_fmt - The layout of an event's records, and their type id
- * @event: Registered with the tracing core: it holds the type id that the
- *	records carry, and printing a record finds it by that id
+ * @call: A call of the format's own, which the core never lists: its event
+ *	is registered and holds the type id that the records carry; printing
+ *	a record finds it by that id, and the core takes it for the call of
+ *	the records (an eprobe names the event it probes through it)
  * @desc: The fields of the records
- * @link: Entry of @kept->fmts (event_mutex)
- * @kept: The batch that waits until the records of a removed event that
- *	used the format are gone, or NULL (event_mutex)
+ * @link: Entry of user_event_kept while @waits (event_mutex)
  * @node: Entry of user_event_kept_names while no event uses it, for an event
  *	of the same name and fields to take it again (event_mutex)
+ * @waits: The trace arrays that may hold records of a removed event that
+ *	used the format, each with the generation its buffers must pass
+ * @nr_waits: Number of @waits
  * @live: An event uses it (event_mutex)
  * @name: The name that records show: the event's tracepoint name
  *
@@ -222,13 +225,14 @@ struct user_event_validator {
  * has let them go.
  */
 struct user_event_fmt {
-	struct trace_event	event;
-	struct user_fields	desc;
-	struct list_head	link;
-	struct user_event_kept	*kept;
-	struct hlist_node	node;
-	bool			live;
-	char			name[];
+	struct trace_event_call		call;
+	struct user_fields		desc;
+	struct list_head		link;
+	struct hlist_node		node;
+	struct user_event_wait		*waits;
+	unsigned int			nr_waits;
+	bool				live;
+	char				name[];
 };
 
 /**
@@ -412,15 +416,14 @@ static unsigned int max_user_events = 32768;
 static unsigned int max_user_event_enablers = 65536;
 
 /*
- * The formats of removed events whose records may still be in a trace
- * buffer wait in two batches. The open one takes the newly removed and
- * notes the trace arrays that recorded them. Once the closed one is done,
- * the open one is closed: where every per-CPU buffer of its trace arrays
- * stands is marked, and its formats go when each of those buffers has let
- * go of what it held then (overwritten, read or cleared), or its trace
- * array is gone.
+ * A removed event's format stays while a trace buffer may hold its records.
+ * Each trace array that recorded such records is followed in generations:
+ * formats kept from now on wait for its current generation, which is
+ * closed (its buffers marked) once the one before has passed. A
+ * generation passes when each per-CPU buffer of the trace array has let
+ * go of what it held at the mark (overwritten, read or cleared), or the
+ * trace array is gone.
  */
-#define USER_EVENT_KEPT_TRS		8
 #define USER_EVENT_KEPT_INTERVAL	HZ
 
 /**
@@ -432,41 +435,49 @@ static unsigned int max_user_event_enablers = 65536;
  * A buffer counts the records it commits from its last reset, and lets
  * the oldest go first. It holds no record of the mark's time once it has
  * let @max of them go, or once its count is below @min: it was reset.
+ * (A 32-bit count that wraps has committed more records than any buffer
+ * holds: what it held is gone too.)
  */
 struct user_event_mark {
-	u64	min;
-	u64	max;
+	unsigned long	min;
+	unsigned long	max;
 };
 
 /**
- * struct user_event_kept - A batch of formats kept for their records
- * @fmts: The formats (user_event_fmt.link)
- * @trs: While open, the trace arrays that recorded their events; once
- *	closed, those it waits for (allocated), NULL where one has passed
- * @nr_trs: Number of @trs; while open, more than USER_EVENT_KEPT_TRS
- *	stands for every trace array
- * @marks: Once closed, the mark of each possible CPU of each of @trs
- * @closed: The batch waits for its marks
- * @open_trs: The storage of @trs while open
+ * struct user_event_tr - A trace array that holds records of removed events
+ * @link: Entry of user_event_trs (event_mutex)
+ * @tr: The trace array; only compared once it may be gone
+ * @marks: For each possible CPU, where its buffers stood at the last mark
+ * @gen: The generation that formats kept from now on wait for; the one
+ *	before is marked and waits, unless @passed has reached it
+ * @passed: The last generation whose records its buffers all let go
+ * @refs: Waits of formats on it
+ * @wanted: A format waits for @gen
+ * @gone: The trace array was deleted, with its buffers
  */
-struct user_event_kept {
-	struct list_head	fmts;
-	struct trace_array	**trs;
-	unsigned int		nr_trs;
+struct user_event_tr {
+	struct list_head	link;
+	struct trace_array	*tr;
 	struct user_event_mark	*marks;
-	bool			closed;
-	struct trace_array	*open_trs[USER_EVENT_KEPT_TRS];
+	unsigned long		gen;
+	unsigned long		passed;
+	unsigned int		refs;
+	bool			wanted;
+	bool			gone;
 };
 
-static struct user_event_kept user_event_kept_open = {
-	.fmts	= LIST_HEAD_INIT(user_event_kept_open.fmts),
-	.trs	= user_event_kept_open.open_trs,
+/**
+ * struct user_event_wait - A trace array a kept format waits for
+ * @utr: The trace array
+ * @gen: The generation it must pass
+ */
+struct user_event_wait {
+	struct user_event_tr	*utr;
+	unsigned long		gen;
 };
 
-static struct user_event_kept user_event_kept_closed = {
-	.fmts	= LIST_HEAD_INIT(user_event_kept_closed.fmts),
-};
-
+static LIST_HEAD(user_event_trs);
+static LIST_HEAD(user_event_kept);
 /* Kept formats of single-format events, by name, for the name to return */
 static DEFINE_HASHTABLE(user_event_kept_names, USER_EVENTS_HASH_BITS);
 static void user_event_kept_work_fn(struct work_struct *work);
@@ -1300,11 +1311,12 @@ static struct trace_event_functions user_event_call_funcs = {
 };
 
 /*
- * A new format named @name, with a type id; @desc moves into it. Return:
- * the format, or an ERR_PTR: -ENOMEM, or -ENODEV when the tracing core has
- * no type id left.
+ * A new format named @name, of the system of @class, with a type id; @desc
+ * moves into it. Return: the format, or an ERR_PTR: -ENOMEM, or -ENODEV
+ * when the tracing core has no type id left.
  */
 static struct user_event_fmt *user_event_fmt_new(const char *name,
+						 struct trace_event_class *class,
 						 struct user_fields *desc)
 {
 	size_t len = strlen(name) + 1;
@@ -1321,9 +1333,13 @@ static struct user_event_fmt *user_event_fmt_new(const char *name,
 	memset(desc, 0, sizeof(*desc));
 	fmt->live = true;
 
+	fmt->call.class = class;
+	fmt->call.name = fmt->name;
+	fmt->call.flags = TRACE_EVENT_FL_DYNAMIC;
+
 	/* Printable once registered: complete it first */
-	fmt->event.funcs = &user_event_funcs;
-	if (!register_trace_event(&fmt->event)) {
+	fmt->call.event.funcs = &user_event_funcs;
+	if (!register_trace_event(&fmt->call.event)) {
 		user_fields_free(&fmt->desc);
 		kfree(fmt);
 		return ERR_PTR(-ENODEV);
@@ -1334,8 +1350,9 @@ static struct user_event_fmt *user_event_fmt_new(const char *name,
 
 static void user_event_fmt_free(struct user_event_fmt *fmt)
 {
-	unregister_trace_event(&fmt->event);
+	unregister_trace_event(&fmt->call.event);
 	user_fields_free(&fmt->desc);
+	kfree(fmt->waits);
 	kfree(fmt);
 }
 
@@ -1349,21 +1366,11 @@ static void user_event_fmts_free(struct list_head *fmts)
 	}
 }
 
-/* Notes that @tr recorded an event of the open batch; event_mutex held */
-static void user_event_kept_add_tr(struct trace_array *tr)
+/* An event, or a kept format, less; event_mutex held */
+static void user_event_count_dec(void)
 {
-	struct user_event_kept *open = &user_event_kept_open;
-	unsigned int i;
-
-	for (i = 0; i < min_t(unsigned int, open->nr_trs, USER_EVENT_KEPT_TRS); i++) {
-		if (open->trs[i] == tr)
-			return;
-	}
-
-	if (open->nr_trs < USER_EVENT_KEPT_TRS)
-		open->trs[open->nr_trs] = tr;
-	if (open->nr_trs <= USER_EVENT_KEPT_TRS)
-		open->nr_trs++;
+	if (!WARN_ONCE(!current_user_events, "user_events: event count underflow\n"))
+		current_user_events--;
 }
 
 /* Whether @tr still exists; trace_types_lock held */
@@ -1380,51 +1387,51 @@ static bool user_event_tr_exists(struct trace_array *tr)
 }
 
 /* Records that @buffer let go on @cpu since its last reset */
-static u64 user_event_buffer_gone(struct trace_buffer *buffer, int cpu)
+static unsigned long user_event_buffer_gone(struct trace_buffer *buffer, int cpu)
 {
 	return ring_buffer_overrun_cpu(buffer, cpu) +
 	       ring_buffer_read_events_cpu(buffer, cpu);
 }
 
 /*
- * Adds the records committed to @buffer on @cpu to @mark, unless it holds
- * none. The counts change under our feet: read so that @mark->min is at
- * most and @mark->max at least the count (its difference wraps when a
- * reset comes in between: the buffer then holds nothing older anyway).
+ * Adds what @buffer holds on @cpu to @mark. The counts change under our
+ * feet: read so that what is added is at most (min) and at least (max) the
+ * count of the records it held. It holds nothing older when it comes out
+ * empty, was reset meanwhile (the count of what it let go fell), or let
+ * everything go meanwhile (what it held, read before what it let go, came
+ * out negative).
  */
 static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
 				   struct user_event_mark *mark)
 {
-	u64 gone = user_event_buffer_gone(buffer, cpu);
-	u64 held = ring_buffer_entries_cpu(buffer, cpu);
-	u64 low = held + gone;
-	u64 high = held + user_event_buffer_gone(buffer, cpu);
+	unsigned long gone = user_event_buffer_gone(buffer, cpu);
+	unsigned long held = ring_buffer_entries_cpu(buffer, cpu);
+	unsigned long later = user_event_buffer_gone(buffer, cpu);
 
-	if (!held)
+	if (!held || (long)held < 0 || later < gone)
 		return;
 
-	mark->min = min(mark->min, low <= high ? low : 0);
-	mark->max = max(mark->max, high);
+	mark->min = min(mark->min, held + gone);
+	mark->max = max(mark->max, held + later);
 }
 
-/*
- * Whether @buffer no longer holds, on @cpu, a record it held at @mark: it
- * let go of as many as it had, or it counts fewer than it had (it was
- * reset since).
- */
+/* Whether @buffer holds on @cpu nothing that it held at @mark */
 static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 				     const struct user_event_mark *mark)
 {
-	u64 gone = user_event_buffer_gone(buffer, cpu);
-	u64 committed = ring_buffer_entries_cpu(buffer, cpu) +
-			user_event_buffer_gone(buffer, cpu);
+	unsigned long gone = user_event_buffer_gone(buffer, cpu);
+	unsigned long committed = ring_buffer_entries_cpu(buffer, cpu);
+
+	/* At least the count: what went is read after what it holds */
+	committed += user_event_buffer_gone(buffer, cpu);
 
 	return gone >= mark->max || committed < mark->min;
 }
 
 /*
- * Marks or checks both buffers of @tr on @cpu. A snapshot swaps them, so
- * the mark covers both, and max_lock keeps a swap out meanwhile.
+ * Marks, or checks against their mark, both buffers of @tr on @cpu. A
+ * snapshot swaps them, so one mark covers both, and max_lock keeps a swap
+ * out meanwhile. A CPU that passed stays passed: its mark becomes empty.
  */
 static bool user_event_tr_mark(struct trace_array *tr, int cpu,
 			       struct user_event_mark *mark, bool check)
@@ -1439,7 +1446,7 @@ static bool user_event_tr_mark(struct trace_array *tr, int cpu,
 	int i;
 
 	if (!check)
-		*mark = (struct user_event_mark){ .min = U64_MAX };
+		*mark = (struct user_event_mark){ .min = ULONG_MAX };
 
 	local_irq_disable();
 	arch_spin_lock(&tr->max_lock);
@@ -1454,160 +1461,123 @@ static bool user_event_tr_mark(struct trace_array *tr, int cpu,
 	arch_spin_unlock(&tr->max_lock);
 	local_irq_enable();
 
-	/* No records held: nothing to wait for */
-	if (!check && mark->min == U64_MAX)
-		mark->min = 0;
+	if ((!check && mark->min == ULONG_MAX) || (check && passed))
+		*mark = (struct user_event_mark){};
+
+	return passed;
+}
+
+/* Whether every CPU of @utr passed its mark; trace_types_lock held */
+static bool user_event_tr_passed(struct user_event_tr *utr)
+{
+	bool passed = true;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		passed &= user_event_tr_mark(utr->tr, cpu, &utr->marks[cpu], true);
 
 	return passed;
 }
 
 /*
- * Closes the open batch: marks the buffers of its trace arrays. Return:
- * 0, or -ENOMEM (the batch stays open). event_mutex held.
+ * Moves @utr on: a deleted trace array passes everything; a marked
+ * generation passes once its buffers let go; the current one, which a
+ * format waits for, is marked when nothing else waits, and may pass at
+ * once (its buffers were cleared). trace_types_lock held. Return: whether
+ * a generation passed.
  */
-static int user_event_kept_close(void)
+static bool user_event_tr_step(struct user_event_tr *utr)
 {
-	struct user_event_kept *open = &user_event_kept_open;
-	struct user_event_kept *closed = &user_event_kept_closed;
-	struct user_event_mark *marks = NULL;
-	unsigned int i, n = open->nr_trs;
-	struct trace_array *tr, **trs;
-	struct user_event_fmt *fmt;
+	unsigned long passed = utr->passed;
 	int cpu;
 
-	mutex_lock(&trace_types_lock);
-	if (n > USER_EVENT_KEPT_TRS) {
-		n = 0;
-		list_for_each_entry(tr, &ftrace_trace_arrays, list)
-			n++;
+	if (utr->gone)
+		return false;
+
+	if (!user_event_tr_exists(utr->tr)) {
+		utr->gone = true;
+		utr->passed = ULONG_MAX;
+		return true;
 	}
 
-	trs = kcalloc(max(n, 1U), sizeof(*trs), GFP_KERNEL);
-	if (trs)
-		marks = kvcalloc(max(n, 1U) * nr_cpu_ids, sizeof(*marks), GFP_KERNEL);
-	if (!marks) {
-		mutex_unlock(&trace_types_lock);
-		kfree(trs);
-		return -ENOMEM;
-	}
+	if (utr->passed + 1 < utr->gen && user_event_tr_passed(utr))
+		utr->passed = utr->gen - 1;
 
-	if (open->nr_trs > USER_EVENT_KEPT_TRS) {
-		i = 0;
-		list_for_each_entry(tr, &ftrace_trace_arrays, list)
-			trs[i++] = tr;
-	} else {
-		/* An instance deleted since has no buffers to wait for */
-		for (i = 0; i < n; i++) {
-			if (user_event_tr_exists(open->trs[i]))
-				trs[i] = open->trs[i];
-		}
-	}
-
-	for (i = 0; i < n; i++) {
-		if (!trs[i])
-			continue;
+	if (utr->passed + 1 == utr->gen && utr->wanted) {
 		for_each_possible_cpu(cpu)
-			user_event_tr_mark(trs[i], cpu, &marks[i * nr_cpu_ids + cpu], false);
+			user_event_tr_mark(utr->tr, cpu, &utr->marks[cpu], false);
+		utr->wanted = false;
+		if (user_event_tr_passed(utr))
+			utr->passed = utr->gen;
+		utr->gen++;
 	}
-	mutex_unlock(&trace_types_lock);
 
-	list_for_each_entry(fmt, &open->fmts, link)
-		fmt->kept = closed;
-	list_splice_init(&open->fmts, &closed->fmts);
-	open->nr_trs = 0;
-
-	closed->trs = trs;
-	closed->nr_trs = n;
-	closed->marks = marks;
-	closed->closed = true;
-
-	return 0;
+	return utr->passed != passed;
 }
 
-/* Whether every buffer the closed batch waits for has passed its mark */
-static bool user_event_kept_passed(void)
+/* Drops the waits of @fmt that are over */
+static void user_event_fmt_drop_waits(struct user_event_fmt *fmt)
 {
-	struct user_event_kept *closed = &user_event_kept_closed;
-	struct trace_array *tr;
-	unsigned int i;
-	int cpu;
+	struct user_event_wait *w = fmt->waits;
+	unsigned int i, n = 0;
 
-	mutex_lock(&trace_types_lock);
-	for (i = 0; i < closed->nr_trs; i++) {
-		tr = closed->trs[i];
-		if (!tr)
-			continue;
-
-		if (user_event_tr_exists(tr)) {
-			for_each_possible_cpu(cpu) {
-				if (!user_event_tr_mark(tr, cpu,
-							&closed->marks[i * nr_cpu_ids + cpu],
-							true))
-					goto out;
-			}
-		}
-
-		/* Records once gone do not come back */
-		closed->trs[i] = NULL;
+	for (i = 0; i < fmt->nr_waits; i++) {
+		if (w[i].utr->passed >= w[i].gen)
+			w[i].utr->refs--;
+		else
+			w[n++] = w[i];
 	}
-out:
-	mutex_unlock(&trace_types_lock);
 
-	return i == closed->nr_trs;
+	fmt->nr_waits = n;
+	if (!n) {
+		kfree(fmt->waits);
+		fmt->waits = NULL;
+	}
 }
 
 /*
- * Ends the closed batch: its formats that no event uses any more move to
- * @free; the caller frees them, with user_event_fmts_free().
- */
-static void user_event_kept_end(struct list_head *free)
-{
-	struct user_event_kept *closed = &user_event_kept_closed;
-	struct user_event_fmt *fmt, *next;
-
-	list_for_each_entry_safe(fmt, next, &closed->fmts, link) {
-		list_del_init(&fmt->link);
-		fmt->kept = NULL;
-		if (fmt->live)
-			continue;
-
-		hash_del(&fmt->node);
-		list_add_tail(&fmt->link, free);
-		if (!WARN_ONCE(!current_user_events, "user_events: event count underflow\n"))
-			current_user_events--;
-	}
-
-	kfree(closed->trs);
-	kvfree(closed->marks);
-	closed->trs = NULL;
-	closed->marks = NULL;
-	closed->nr_trs = 0;
-	closed->closed = false;
-}
-
-/*
- * Takes the kept formats whose records are gone off to @free, and closes
- * the open batch when the closed one is done. A batch just closed is
- * checked at once: its buffers may have been cleared. event_mutex held.
- * Return: whether formats are still kept.
+ * Takes the kept formats whose records are gone off to @free, for the
+ * caller to free with user_event_fmts_free(). event_mutex held. Return:
+ * whether formats still wait.
  */
 static bool user_event_kept_reclaim(struct list_head *free)
 {
-	struct user_event_kept *open = &user_event_kept_open;
-	struct user_event_kept *closed = &user_event_kept_closed;
-	int i;
+	struct user_event_tr *utr, *utr_next;
+	struct user_event_fmt *fmt, *next;
+	bool passed = false;
 
 	lockdep_assert_held(&event_mutex);
 
-	for (i = 0; i < 2; i++) {
-		if (closed->closed && (list_empty(&closed->fmts) || user_event_kept_passed()))
-			user_event_kept_end(free);
+	mutex_lock(&trace_types_lock);
+	list_for_each_entry(utr, &user_event_trs, link)
+		passed |= user_event_tr_step(utr);
+	mutex_unlock(&trace_types_lock);
 
-		if (closed->closed || list_empty(&open->fmts) || user_event_kept_close())
-			break;
+	if (passed) {
+		list_for_each_entry_safe(fmt, next, &user_event_kept, link) {
+			user_event_fmt_drop_waits(fmt);
+			if (fmt->nr_waits)
+				continue;
+
+			list_del_init(&fmt->link);
+			if (fmt->live)
+				continue;
+
+			hash_del(&fmt->node);
+			list_add_tail(&fmt->link, free);
+			user_event_count_dec();
+		}
 	}
 
-	return closed->closed || !list_empty(&open->fmts);
+	list_for_each_entry_safe(utr, utr_next, &user_event_trs, link) {
+		if (utr->refs)
+			continue;
+		list_del(&utr->link);
+		kvfree(utr->marks);
+		kfree(utr);
+	}
+
+	return !list_empty(&user_event_kept);
 }
 
 static void user_event_kept_work_fn(struct work_struct *work)
@@ -1639,75 +1609,135 @@ static struct trace_event_file *user_event_file(struct user_event *user,
 	return NULL;
 }
 
-/*
- * Clears the marks of the event files of @user that recorded into a
- * buffer (the core would clear those buffers when it removes the event,
- * for its type id to go to another event) and notes their trace arrays in
- * the open batch: the type id stays with the format instead, and so do
- * the records. Return: whether there were any. event_mutex held.
- */
-static bool user_event_take_recorded(struct user_event *user)
+/* The trace array @tr as followed for kept formats, new if need be */
+static struct user_event_tr *user_event_tr_get(struct trace_array *tr)
 {
+	struct user_event_tr *utr;
+
+	list_for_each_entry(utr, &user_event_trs, link) {
+		if (utr->tr == tr && !utr->gone)
+			return utr;
+	}
+
+	utr = kzalloc(sizeof(*utr), GFP_KERNEL);
+	if (!utr)
+		return NULL;
+
+	utr->marks = kvcalloc(nr_cpu_ids, sizeof(*utr->marks), GFP_KERNEL);
+	if (!utr->marks) {
+		kfree(utr);
+		return NULL;
+	}
+
+	utr->tr = tr;
+	utr->gen = 1;
+	list_add_tail(&utr->link, &user_event_trs);
+
+	return utr;
+}
+
+/*
+ * The trace arrays whose buffers recorded @user (the core would clear
+ * them when it removes the event, for its type id to go to another
+ * event): room for the waits of its format, with those trace arrays in
+ * the new ones. Return: their number, or -ENOMEM. event_mutex held.
+ */
+static int user_event_recorded(struct user_event *user,
+			       struct user_event_wait **waits)
+{
+	unsigned int n = user->fmt->nr_waits, k = 0;
 	struct trace_event_file *file;
+	struct user_event_wait *w;
 	struct trace_array *tr;
-	bool recorded = false;
+
+	list_for_each_entry(tr, &ftrace_trace_arrays, list)
+		n++;
+
+	w = kcalloc(n, sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
 
 	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
 		file = user_event_file(user, tr);
-		if (file && test_and_clear_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags)) {
-			user_event_kept_add_tr(tr);
-			recorded = true;
+		if (!file || !test_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags))
+			continue;
+
+		w[k].utr = user_event_tr_get(tr);
+		if (!w[k++].utr) {
+			kfree(w);
+			return -ENOMEM;
 		}
 	}
 
-	return recorded;
+	if (!k) {
+		kfree(w);
+		w = NULL;
+	}
+	*waits = w;
+
+	return k;
 }
 
-/* Puts back the marks of user_event_take_recorded(), on every file */
-static void user_event_mark_recorded(struct user_event *user)
+/* Sets or clears the marks of the files of @user that recorded */
+static void user_event_mark_recorded(struct user_event *user,
+				     const struct user_event_wait *waits,
+				     int nr, bool set)
 {
 	struct trace_event_file *file;
-	struct trace_array *tr;
+	int i;
 
-	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
-		file = user_event_file(user, tr);
-		if (file)
+	for (i = 0; i < nr; i++) {
+		file = user_event_file(user, waits[i].utr->tr);
+		if (set)
 			set_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags);
+		else
+			clear_bit(EVENT_FILE_FL_WAS_ENABLED_BIT, &file->flags);
 	}
 }
 
 /*
- * The event of @fmt is removed. Its format stays, in the open batch, when
- * the event's records are in buffers (@recorded), and in its batch when
- * it waits there for the records of an earlier event of the format;
- * otherwise it goes. event_mutex held.
+ * The event of @fmt is removed; @waits holds the @nr trace arrays that
+ * recorded it, then room for the waits @fmt had (NULL when none did). The format waits for the
+ * current generation of each, besides what it waited for, and goes when
+ * it waits for nothing. event_mutex held.
  */
-static void user_event_fmt_put(struct user_event_fmt *fmt, bool recorded, bool multi)
+static void user_event_fmt_put(struct user_event_fmt *fmt,
+			       struct user_event_wait *waits, int nr, bool multi)
 {
-	struct user_event_kept *open = &user_event_kept_open;
-	struct user_event_kept *closed = &user_event_kept_closed;
-	unsigned int i;
+	unsigned int i, j, n = nr;
 
 	fmt->live = false;
 
-	if (!recorded && !fmt->kept) {
-		if (!WARN_ONCE(!current_user_events, "user_events: event count underflow\n"))
-			current_user_events--;
+	for (i = 0; i < nr; i++) {
+		waits[i].gen = waits[i].utr->gen;
+		waits[i].utr->wanted = true;
+		waits[i].utr->refs++;
+	}
+
+	/* Older waits on another trace array stay; on the same, the new one will do */
+	for (j = 0; nr && j < fmt->nr_waits; j++) {
+		for (i = 0; i < nr && waits[i].utr != fmt->waits[j].utr; i++)
+			;
+		if (i < nr)
+			fmt->waits[j].utr->refs--;
+		else
+			waits[n++] = fmt->waits[j];
+	}
+
+	if (nr) {
+		kfree(fmt->waits);
+		fmt->waits = waits;
+		fmt->nr_waits = n;
+	}
+
+	if (!fmt->nr_waits) {
+		user_event_count_dec();
 		user_event_fmt_free(fmt);
 		return;
 	}
 
-	if (recorded && fmt->kept != open) {
-		/* The open batch waits for the older records too */
-		if (fmt->kept) {
-			for (i = 0; i < closed->nr_trs; i++) {
-				if (closed->trs[i])
-					user_event_kept_add_tr(closed->trs[i]);
-			}
-		}
-		list_move_tail(&fmt->link, &open->fmts);
-		fmt->kept = open;
-	}
+	if (list_empty(&fmt->link))
+		list_add_tail(&fmt->link, &user_event_kept);
 
 	/* Multi-format events are named after their id, never reused */
 	if (!multi)
@@ -1741,8 +1771,8 @@ static struct user_event_fmt *user_event_kept_find(const char *name,
  */
 static int user_event_destroy(struct user_event *user)
 {
-	bool recorded;
-	int ret;
+	struct user_event_wait *waits;
+	int nr, ret;
 
 	lockdep_assert_held(&event_mutex);
 
@@ -1751,16 +1781,20 @@ static int user_event_destroy(struct user_event *user)
 
 	/*
 	 * The type id of the records is the format's, which stays while
-	 * buffers hold them: the core must not unregister the call's copy,
-	 * nor clear those buffers.
+	 * buffers hold them: the core must neither unregister the call's
+	 * copy nor clear the buffers whose files mark that they recorded.
 	 */
-	recorded = user_event_take_recorded(user);
+	nr = user_event_recorded(user, &waits);
+	if (nr < 0)
+		return nr;
+
+	user_event_mark_recorded(user, waits, nr, false);
 	user->call.event.funcs = NULL;
 	ret = user_event_set_call_visible(user, false);
 	if (ret) {
 		user->call.event.funcs = &user_event_call_funcs;
-		if (recorded)
-			user_event_mark_recorded(user);
+		user_event_mark_recorded(user, waits, nr, true);
+		kfree(waits);
 		return ret;
 	}
 
@@ -1771,7 +1805,7 @@ static int user_event_destroy(struct user_event *user)
 	list_del(&user->pending_link);
 	spin_unlock(&user_event_pending_lock);
 
-	user_event_fmt_put(user->fmt, recorded, user_event_is_multi(user));
+	user_event_fmt_put(user->fmt, waits, nr, user_event_is_multi(user));
 	user_event_release_mem(user);
 	return 0;
 }
@@ -1958,7 +1992,7 @@ static int user_event_register(struct user_event *user)
 	 */
 	call->name = user->tp.name;
 	call->data = user;
-	call->event.type = user->fmt->event.type;
+	call->event.type = user->fmt->call.event.type;
 	call->event.funcs = &user_event_call_funcs;
 
 	ret = user_event_set_call_visible(user, true);
@@ -2082,7 +2116,8 @@ static int user_event_new(struct user_event_group *group, const char *name,
 	mutex_init(&user->enablers_lock);
 
 	if (!fmt) {
-		fmt = user_event_fmt_new(multi ? tp_name : name, desc);
+		fmt = user_event_fmt_new(multi ? tp_name : name,
+					 multi ? &group->multi_class : &group->class, desc);
 		if (IS_ERR(fmt)) {
 			ret = PTR_ERR(fmt);
 			goto free;
@@ -2144,13 +2179,13 @@ static bool user_event_word_end(char c)
 /*
  * Logs why a command is refused, under the user_events label. Anybody who
  * may register an event writes to this log, which root reads: it gets the
- * offending word of @log_cmd only, every byte but printable ASCII escaped,
- * and the caret under the offending byte.
+ * offending word of @log_cmd only, every byte but printable ASCII and the
+ * backslash escaped, and the caret under the offending byte.
  */
 static void user_event_log_err(const char *log_cmd, const char *parsed,
 			       const struct user_event_err *err)
 {
-	const unsigned int flags = ESCAPE_HEX | ESCAPE_NAP;
+	const unsigned int flags = ESCAPE_HEX | ESCAPE_NAP | ESCAPE_APPEND;
 	const char *at = parsed + err->pos, *start = at, *end = at;
 	size_t size;
 	char *word;
@@ -2167,8 +2202,9 @@ static void user_event_log_err(const char *log_cmd, const char *parsed,
 	if (!word)
 		return;
 
-	pos = string_escape_mem(start, at - start, word, size, flags, NULL);
-	word[string_escape_mem(start, end - start, word, size, flags, NULL)] = '\0';
+	/* A backslash too, or "\\x1b" would read as an escaped byte */
+	pos = string_escape_mem(start, at - start, word, size, flags, "\\");
+	word[string_escape_mem(start, end - start, word, size, flags, "\\")] = '\0';
 
 	tracing_log_err(NULL, "user_events", word, user_event_err_text, err->type, pos);
 	kfree(word);
@@ -2342,24 +2378,33 @@ static void user_event_bit_location(unsigned long *addr, int *bit, bool compat)
 }
 
 /*
- * Whether a write fault at @addr goes to the file system's page_mkwrite,
- * which may wait (for a FUSE server to answer a writeback, for I/O, for a
- * frozen file system) whatever the fault flags ask; mmap_lock held.
+ * Whether a write fault at @addr waits for no file system: in anonymous
+ * memory, shared memory and huge pages, or where a private file mapping
+ * maps a page already (the write copies it; *@page holds that page
+ * meanwhile). A file page that is not mapped needs a read, and a shared
+ * file mapping's write its page_mkwrite: either may wait for I/O, a FUSE
+ * server or a frozen file system whatever the fault flags ask. mmap_lock
+ * held.
  */
-static bool user_event_fault_mkwrite(struct mm_struct *mm, unsigned long addr)
+static bool user_event_fault_safe(struct mm_struct *mm, unsigned long addr,
+				  struct page **page)
 {
 	struct vm_area_struct *vma = vma_lookup(mm, addr);
 
-	return vma && (vma->vm_flags & VM_SHARED) && vma->vm_ops &&
-	       vma->vm_ops->page_mkwrite;
+	*page = NULL;
+	if (!vma || !vma->vm_file || vma_is_shmem(vma) || is_vm_hugetlb_page(vma))
+		return true;
+
+	return !(vma->vm_flags & VM_SHARED) &&
+	       get_user_pages_remote(mm, addr, 1, FOLL_NOFAULT, page, NULL, NULL) == 1;
 }
 
 /*
  * Sets or clears a bit of a process; mmap_lock held. @gup_flags is
  * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (the
  * page may be faulted in, as long as that waits for nothing: no I/O, no
- * userfaultfd monitor, no FUSE server; so not in a page that the file
- * system must prepare for a write).
+ * userfaultfd monitor, no FUSE server; so no file page but one a private
+ * mapping maps already).
  *
  * Return: 0, -EAGAIN when the page needs a fault (that would wait), or
  * -EFAULT when the address is not mapped writable (FOLL_NOWAIT only).
@@ -2368,18 +2413,20 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 				   int bit, bool compat, bool set,
 				   unsigned int gup_flags)
 {
+	struct page *page, *held = NULL;
 	unsigned long *ptr;
-	struct page *page;
 	void *kaddr;
 	long ret;
 
 	mmap_assert_locked(mm);
 	user_event_bit_location(&addr, &bit, compat);
 
-	if ((gup_flags & FOLL_NOWAIT) && user_event_fault_mkwrite(mm, addr))
+	if ((gup_flags & FOLL_NOWAIT) && !user_event_fault_safe(mm, addr, &held))
 		gup_flags = FOLL_NOFAULT;
 
 	ret = pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | gup_flags, &page, NULL, NULL);
+	if (held)
+		put_page(held);
 	if (ret <= 0)
 		return ret && !(gup_flags & FOLL_NOFAULT) ? -EFAULT : -EAGAIN;
 
@@ -3436,7 +3483,7 @@ static enum print_line_t user_event_print_trace(struct trace_iterator *iter,
 						int flags,
 						struct trace_event *event)
 {
-	return user_event_print(iter, container_of(event, struct user_event_fmt, event));
+	return user_event_print(iter, container_of(event, struct user_event_fmt, call.event));
 }
 
 /* A record that tp_printk prints as it is committed, by its event call */

@@ -740,7 +740,7 @@ static const char *user_kunit_print(struct kunit *test,
 	trace_seq_init(&iter->seq);
 	iter->ent = (struct trace_entry *)rec;
 	iter->ent_size = ent_size;
-	KUNIT_EXPECT_EQ(test, user_event_print_trace(iter, 0, &fmt->event),
+	KUNIT_EXPECT_EQ(test, user_event_print_trace(iter, 0, &fmt->call.event),
 			TRACE_TYPE_HANDLED);
 
 	line = kunit_kzalloc(test, trace_seq_used(&iter->seq) + 1,

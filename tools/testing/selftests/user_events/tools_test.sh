@@ -18,7 +18,7 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 EMIT=$DIR/ue_emit
 N=0
 FAILED=0
-PLAN=33
+PLAN=34
 
 tap() {	# tap RESULT(0 ok, 1 fail, 4 skip) DESC [REASON]
 	N=$((N + 1))
@@ -304,6 +304,24 @@ t_enable_event() {
 	trace_has 2 "ue_tools_b: count=" && trace_has 1 "ue_tools_b: count=4"
 }
 check "enable_event trigger from ue_tools_a to ue_tools_b" t_enable_event
+
+# An eprobe on a user event: its records name the event it probes, which
+# the core looks up by the type id of that event's records
+t_eprobe() {
+	put $T/events/eprobes/ue_tools_ep/enable 1 || { WHY="enable"; return 1; }
+	want_bits "1 0" || return 1
+	emit a 7 1 ep ep ep || return 1
+	put $T/events/eprobes/ue_tools_ep/enable 0
+	want_bits "0 0" || return 1
+	trace_has 1 "ue_tools_ep: (user_events.ue_tools_a) count=7"
+}
+if { echo 'e:ue_tools_ep user_events.ue_tools_a count=$count:u32' >> $T/dynamic_events; } 2>/dev/null; then
+	put $T/trace ""
+	check "an eprobe on ue_tools_a names it in its records" t_eprobe
+	{ echo '-:eprobes/ue_tools_ep' >> $T/dynamic_events; } 2>/dev/null
+else
+	tap 4 "an eprobe on ue_tools_a names it in its records" "no eprobes in this kernel"
+fi
 
 t_hist() {
 	local h

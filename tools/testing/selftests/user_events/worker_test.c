@@ -12,11 +12,13 @@
  * within the worker's bound (UE_FAULT_MS), and the worker must then go
  * idle: no run of it while nothing changes.
  *
- * Except where the first write of a shared file page goes to the file
- * system's page_mkwrite (ramfs here; FUSE in fuse_stall_test), which may
- * wait for anything: the worker never calls it. It gives the bit up
- * like an unwritable word, and the next change of the event writes it
- * once the process has written to its page itself.
+ * Except where the fault goes to the file system: a shared file page,
+ * whose first write goes to its page_mkwrite, and a private file page
+ * that is not mapped, which must be read (ramfs here; FUSE in
+ * fuse_stall_test). A file system may wait for anything there, whatever
+ * the fault flags ask: the worker never asks it. It gives the bit up like
+ * an unwritable word, and the next change of the event writes it once
+ * the process has written to its page itself.
  *
  * A word that can never be written (its mapping made read-only after the
  * registration) is given up after a bounded number of attempts, with one
@@ -47,10 +49,10 @@ enum mapping {
 	MAP_RAMFS_PRIVATE,	/* a private file page never mapped */
 };
 
-/* Where a first write goes to the file system's page_mkwrite */
-static bool mkwrite(enum mapping mapping)
+/* Where the page that need_fault() leaves needs the file system */
+static bool fs_fault(enum mapping mapping)
 {
-	return mapping == MAP_RAMFS_SHARED;
+	return mapping == MAP_RAMFS_SHARED || mapping == MAP_RAMFS_PRIVATE;
 }
 
 FIXTURE(worker) {
@@ -270,12 +272,12 @@ TEST_F(worker, bit_follows_without_the_process)
 
 	ASSERT_EQ(0, need_fault(variant->mapping, self->map, self->page, true,
 				&child));
-	if (mkwrite(variant->mapping)) {
+	if (fs_fault(variant->mapping)) {
 		lines = ue_fault_lines();
 		ASSERT_LE(0, lines);
 		ASSERT_EQ(0, ue_enable(EVENT, 1));
 		ASSERT_EQ(lines + 1, wait_fault_lines(lines + 1)) {
-			TH_LOG("want one \"Fault for mm\" line: no page_mkwrite by the worker");
+			TH_LOG("want one \"Fault for mm\" line: the worker asks no file system");
 		}
 		ASSERT_EQ(0, ue_load(word));
 
@@ -350,7 +352,7 @@ TEST_F(worker, unwritable_word_given_up)
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, need_fault(variant->mapping, self->map, self->page, true,
 				&child));
-	if (mkwrite(variant->mapping))
+	if (fs_fault(variant->mapping))
 		touch_word(word);
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_TRUE(ue_wait_int(word, 1, UE_FAULT_MS));
