@@ -32,6 +32,9 @@ set boxwidth 0.6
 set yrange [0:*]
 set key off
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lw 2 dt 2 lc rgb "black"
-plot dir."/goals.dat" using 0:($2/$3):($4 > 0.5 ? 0x2e8b57 : 0xcd3333):xtic(1) with boxes lc rgb variable, \
-     ""               using 0:($2/$3):(sprintf("%.2f", $2/$3)) with labels offset 0,0.8
+# Bars stop at 3 (a goal missed 40 times would flatten the others); the
+# labels give the true value
+clip(q) = q > 3 ? 3 : q
+plot dir."/goals.dat" using 0:(clip($2/$3)):($4 > 0.5 ? 0x2e8b57 : 0xcd3333):xtic(1) with boxes lc rgb variable, \
+     ""               using 0:(clip($2/$3)):(sprintf("%.2f", $2/$3)) with labels offset 0,0.8
 unset multiplot

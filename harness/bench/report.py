@@ -7,7 +7,9 @@
 
 RAW holds "row KEY UNIT V1 V2 ..." lines (one value per repetition; keys
 of the instruction-counted boot start with "icount_", those of the
-profiles with "prof_"), OUTDIR/prof/ the function_graph traces of the
+profiles with "prof_") and "skip KEY SECONDS" lines (a row the program
+did not measure, since it would have taken that long), OUTDIR/prof/ the
+function_graph traces of the
 profiling boot and the lists of functions by object.  Writes
 OUTDIR/table.txt (also printed), OUTDIR/results.json, OUTDIR/readme.md
 (the "Performance" section of docs/results.md) and the gnuplot data files
@@ -31,6 +33,7 @@ import graphprof as prof  # noqa: E402  (harness/bench/graphprof.py)
 
 SIZES = (4, 32, 256, 2048)
 FANOUT = (1, 10, 100, 1000)
+REAP = (1000, 30000)
 BEGIN = "<!-- make bench: begin (written by harness/bench/report.py, do not edit) -->"
 END = "<!-- make bench: end -->"
 
@@ -53,7 +56,7 @@ BASELINE_OURS_BYTES = 776
 
 
 def load(path):
-    rows, notes, errors = {}, [], []
+    rows, skips, notes, errors = {}, {}, [], []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             parts = line.split()
@@ -64,11 +67,16 @@ def load(path):
                     rows[parts[1]] = (parts[2], [float(v) for v in parts[3:]])
                 except ValueError:
                     errors.append(line.strip())
+            elif parts[0] == "skip" and len(parts) == 3:
+                try:
+                    skips[parts[1]] = float(parts[2])
+                except ValueError:
+                    errors.append(line.strip())
             elif parts[0] == "error":
                 errors.append(line.strip())
             elif parts[0] == "#":
                 notes.append(line[1:].strip())
-    return rows, notes, errors
+    return rows, skips, notes, errors
 
 
 def stats(unit, values):
@@ -84,6 +92,8 @@ def fmt(v, unit):
         return f"{v / 1000:.1f} k/s"
     if unit == "x":
         return f"{v:.2f}x"
+    if unit == "ms" and abs(v) >= 10000:
+        v, unit = v / 1000, "s"
     if unit == "us":
         unit = "\u00b5s"
     if abs(v) >= 100:
@@ -102,8 +112,9 @@ NS = {"ns": 1.0, "us": 1000.0}
 
 
 class Report:
-    def __init__(self, rows):
+    def __init__(self, rows, skips=None):
         self.stats = {k: stats(u, v) for k, (u, v) in rows.items()}
+        self.skips = skips or {}    # key: projected seconds, not measured
         self.lines = []     # (label, value, spread, per-control, compare, goal, result)
         self.goals = []
         self.missing = []
@@ -112,7 +123,7 @@ class Report:
 
     def get(self, key):
         s = self.stats.get(key)
-        if s is None and key not in self.missing:
+        if s is None and key not in self.missing and key not in self.skips:
             self.missing.append(key)
         return s
 
@@ -130,6 +141,10 @@ class Report:
 
     def line(self, label, key, compare="", goal="", result="", wall=False):
         s = self.get(key)
+        if s is None and key in self.skips:
+            self.lines.append((label, "skipped", "", "",
+                               f"would take ~{self.skips[key]:.0f} s", goal, "SKIP"))
+            return
         if s is None:
             self.lines.append((label, "n/a", "", "", compare, goal,
                                result or "NO DATA"))
@@ -141,11 +156,11 @@ class Report:
     def text(self, label, value, compare="", goal="", result=""):
         self.lines.append((label, value, "", "", compare, goal, result))
 
-    def goal(self, name, label, value, op, limit, unit="x"):
+    def goal(self, name, label, value, op, limit, unit="x", skipped=False):
         """A goal; returns the (goal text, PASS/MISS) pair.  @label names it
-        on the chart."""
+        on the chart; @skipped: the program did not measure it on purpose."""
         if value is None:
-            status = "NO DATA"
+            status = "SKIP" if skipped else "NO DATA"
         elif op == "<=":
             status = "PASS" if value <= limit else "MISS"
         else:
@@ -329,6 +344,38 @@ def build(rep, prof_result):
     if prof_result:
         creation_goals(rep, prof_result)
 
+    rep.section("9. Reaping N events that one close() frees: the longest event_mutex hold,")
+    rep.section("   as the longest wait of a task that reads an enable file every 0.5 ms")
+    reap_rows(rep)
+
+
+def reap_rows(rep):
+    """Section 9: the longest wait for event_mutex while N events are reaped"""
+    def share(hold, total):
+        h, t = rep.med(hold), rep.med(total)
+        return f"{h / 1000 / t:.0%} of its reap" if h is not None and t else ""
+
+    for n in REAP:
+        never, once = f"reap_hold_never_{n}", f"reap_hold_once_{n}"
+        r = paired(rep, once, never)
+        rep.line(f"  N = {n:,}, never enabled", never,
+                 share(never, f"reap_total_never_{n}"), "", "info")
+        goal, res = rep.goal(f"reap of {n:,} events: longest event_mutex hold, "
+                             "once enabled / never enabled",
+                             f"reap {n // 1000}k\\nonce / never", r, "<=", 2.0,
+                             skipped=once in rep.skips or never in rep.skips)
+        rep.line(f"  N = {n:,}, once enabled through ftrace", once,
+                 rtext(r, "of never") + ", " + share(once, f"reap_total_once_{n}"),
+                 goal, res)
+    for n in REAP:
+        never, once = f"reap_total_never_{n}", f"reap_total_once_{n}"
+        rep.line(f"  whole reap, N = {n:,}, never enabled", never, "", "", "info")
+        rep.line(f"  whole reap, N = {n:,}, once enabled", once,
+                 rtext(paired(rep, once, never), "of never"), "", "info")
+    rep.line("  prober: one read of the enable file", "reap_probe_cost", "", "", "info")
+    rep.line("  prober: longest read with nothing reaped (0.5 s)", "reap_idle_max", "",
+             "", "info")
+
 
 def scaling_vs_control(rep):
     """Per repetition: (2 writers / 1) / (2 getppid() loops / 1)"""
@@ -411,8 +458,11 @@ def render(rep, notes):
             put(ln)
     out.append("")
     npass = sum(g["status"] == "PASS" for g in rep.goals)
-    out.append(f"goals: {npass} PASS, {len(rep.goals) - npass} MISS"
-               f" (of {len(rep.goals)}); spread = half the min-max range"
+    nmiss = sum(g["status"] == "MISS" for g in rep.goals)
+    nother = len(rep.goals) - npass - nmiss
+    out.append(f"goals: {npass} PASS, {nmiss} MISS"
+               + (f", {nother} not measured" if nother else "")
+               + f" (of {len(rep.goals)}); spread = half the min-max range"
                " of the repetitions, relative to the median;")
     out.append("ratios of interleaved rows are medians of the per-repetition"
                " ratios; \"÷ getppid\": a wall-clock row in getppid() calls")
@@ -623,6 +673,22 @@ def why_missed(rep, pr):
                          "the rest is outside it, e.g. the child's exit when it "
                          "runs before fork() returns.")
             out.append(text)
+    for n in REAP:
+        if not any(m.startswith(f"reap of {n:,} ") for m in missed):
+            continue
+        h1, h0 = rep.med(f"reap_hold_once_{n}"), rep.med(f"reap_hold_never_{n}")
+        idle = rep.med("reap_idle_max")
+        t1, t0 = rep.med(f"reap_total_once_{n}"), rep.med(f"reap_total_never_{n}")
+        if None in (h1, h0, t1, t0):
+            continue
+        out.append(f"Reap of {n:,} events: a reader of an enable file waited up to "
+                   f"{fmt(h1, 'ms')} for event_mutex while once-enabled events were "
+                   f"reaped, {fmt(h0, 'ms')} for never-enabled ones; the whole reaps "
+                   f"took {t1:.1f} s and {t0:.1f} s, so one hold lasted "
+                   f"{h1 / 1000 / t1:.0%} and {h0 / 1000 / t0:.0%} of them "
+                   f"({1000 * t1 / n:.1f} and {1000 * t0 / n:.1f} ms per event)."
+                   + (f" With nothing reaped, the longest read was {fmt(idle, 'ms')}."
+                      if idle is not None else ""))
     if any(n.startswith("2 writer") for n in missed):
         rc = paired(rep, "tput_ctl_2cpu", "tput_ctl_1cpu")
         if rc:
@@ -639,7 +705,8 @@ def goal_chart(goals, width=40):
     for g in goals:
         v, lim = g["value"], g["limit"]
         if v is None:
-            out.append(f"{g['label'].replace(chr(92) + 'n', ' '):<{lw}}  no data")
+            why = "skipped" if g["status"] == "SKIP" else "no data"
+            out.append(f"{g['label'].replace(chr(92) + 'n', ' '):<{lw}}  {why}")
             continue
         q = v / lim if g["op"] == "<=" else (lim / v if v else 0)
         n = min(int(round(q * width / 2)), width + 8)
@@ -696,6 +763,13 @@ def readme(table, brk, goals, notes, why):
              "   it calls (three calls instead of a hundred), with the hooks' cost of",
              "   the calibration profile, per registration.",
              "",
+             "Section 9 closes one fd that holds the last reference of N events, and",
+             "times from another vCPU a read of an enable file (which takes",
+             "`event_mutex`) every 0.5 ms until the events are gone: the longest read is",
+             "the longest hold, within a probe interval.  A row whose repetitions are",
+             "projected (from N = 1,000) to take over `-c` seconds (600) is skipped; its",
+             "line gives the projected time of one reap.",
+             "",
              "`UE_BENCH_ARGS=-r,7,-t,300,write,fork` picks repetitions, slice length (ms)",
              "and sections of boot 1; `UE_BENCH_BOOTS=1` skips boots 2 and 3, and",
              "`UE_BENCH_BOOTS=2` runs only the exact rows (a few minutes; no chart, no",
@@ -737,9 +811,9 @@ def main():
         return replace_readme(sys.argv[2], sys.argv[3])
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    rows, notes, errors = load(sys.argv[1])
+    rows, skips, notes, errors = load(sys.argv[1])
     outdir = sys.argv[2]
-    rep = Report(rows)
+    rep = Report(rows, skips)
     pr = run_profiles(rep, outdir)
     build(rep, pr)
     table = render(rep, notes)

@@ -2,16 +2,20 @@
 /*
  * user_events benchmarks, run as root inside the guest by "make bench".
  *
- *   ue_bench [-r REPS] [-t MS] SECTION...
+ *   ue_bench [-c S] [-d DIR] [-r REPS] [-t MS] SECTION...
  *
- * SECTION: write disabled fanout reg tput fork (or "all"); prof_ue and
- * prof_raw only loop on 32 B writes for 2 s each, to profile the write
- * path with perf in "make shell".  Every result is one line on stdout:
+ * SECTION: write disabled fanout reg tput fork reap (or "all"); prof
+ * (section 8, with -d DIR); prof_ue and prof_raw only loop on 32 B
+ * writes for 2 s each, to profile the write path with perf in "make
+ * shell".  -c S: the longest time a row of section 9 may take.
+ * Every result is one line on stdout:
  *
  *   row KEY UNIT V1 V2 ... VREPS
  *
- * one value per repetition; harness/bench/report.py turns them into the
- * table, the JSON and the chart.  Lines starting with '#' are notes.
+ * one value per repetition, or "skip KEY SECONDS" for a row not measured
+ * because it would take that long; harness/bench/report.py turns them
+ * into the table, the JSON and the chart.  Lines starting with '#' are
+ * notes.
  * Any unexpected error ends the section with "error SECTION: why" on
  * stdout and exit status 1.
  */
@@ -1516,6 +1520,256 @@ static void bench_prof(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* 9. Removal: the longest event_mutex hold while N events are reaped  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * N events registered on one fd, their enablers unregistered, the fd
+ * closed: the close puts the last reference of all N at once, and the
+ * reaper deletes them.  Meanwhile a prober thread on CPU 1 reads the
+ * enable file of a kernel event, which takes event_mutex, every
+ * REAP_PROBE_US and times each read; the closing thread is on CPU 0, so
+ * the reaper (a work item of the CPU that queued it) runs there and the
+ * prober does not take its CPU.  The prober's longest read is the
+ * longest time another task waited for event_mutex, short of the hold
+ * by at most one probe interval, long by the read's own cost (row
+ * reap_probe_cost).  The prober also runs for REAP_IDLE_MS before each
+ * close: its longest read then (row reap_idle_max) is what the guest and
+ * a busy host add to a read without any reap.  The reap is over when
+ * every event's directory is gone and user_events_status counts none of
+ * them (polled every REAP_POLL_MS, from CPU 1).
+ *
+ * "Once enabled": enabled and disabled again through the system's enable
+ * file before the close, so that ftrace has had them; "never enabled" is
+ * the control.  A row whose repetitions would take longer than -c
+ * seconds in all is not measured: its lines are "skip KEY SECONDS", the
+ * projected time of one reap (the N = 1,000 reap of the same kind in the
+ * first repetition, times 30: less than it takes, the removal of an event
+ * costs more when there are more).
+ */
+#define REAP_MAX	30000
+#define REAP_PROBE_US	500
+#define REAP_IDLE_MS	500
+#define REAP_POLL_MS	20
+#define REAP_COSTS	4096
+#define REAP_PROBE_FILE	TRACEFS "/events/sched/sched_switch/enable"
+#define REAP_SYSTEM_ENABLE TRACEFS "/events/user_events/enable"
+
+static const int reap_counts[] = { 1000, REAP_MAX };
+static const char * const reap_kinds[] = { "never", "once" };
+static int reap_cap_s = 600;	/* -c: the longest row, all repetitions */
+static int reap_seq;		/* event names differ from run to run */
+
+struct prober {
+	pthread_t thread;
+	int fd;
+	int phase;		/* 0 idle, 1 reaping, 2 stop */
+	double idle_max;	/* longest read before the close, ns */
+	double reap_max;	/* longest read that ended after it, ns */
+	unsigned long nreap;	/* reads that ended after it */
+	double cost[REAP_COSTS];	/* reads before the close, ns */
+	int ncost;
+};
+
+static void *prober_main(void *arg)
+{
+	struct prober *p = arg;
+	char buf[8];
+	uint64_t t0;
+	double d;
+
+	pin_cpu(1);
+	while (__atomic_load_n(&p->phase, __ATOMIC_ACQUIRE) != 2) {
+		t0 = now_ns();
+		if (pread(p->fd, buf, sizeof(buf), 0) <= 0)
+			die("read " REAP_PROBE_FILE);
+		d = now_ns() - t0;
+		/* A read that began before the close may wait for the reap */
+		if (__atomic_load_n(&p->phase, __ATOMIC_ACQUIRE)) {
+			if (d > p->reap_max)
+				p->reap_max = d;
+			p->nreap++;
+		} else {
+			if (d > p->idle_max)
+				p->idle_max = d;
+			if (p->ncost < REAP_COSTS)
+				p->cost[p->ncost++] = d;
+		}
+		usleep(REAP_PROBE_US);
+	}
+	return NULL;
+}
+
+static bool reap_event_exists(int seq, int i)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TRACEFS "/events/user_events/ue_rp%d_%d",
+		 seq, i);
+	return !access(path, F_OK);
+}
+
+/* Whether every enable bit of the first @n is @on */
+static bool reap_bits_are(const uint32_t *words, int n, bool on)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!!(words[i / 32] & (1u << (i % 32))) != on)
+			return false;
+	return true;
+}
+
+struct reap_result {
+	double hold_ms;		/* longest probe read after the close */
+	double total_s;		/* close until the last event is gone */
+	double idle_ms;		/* longest probe read before the close */
+	double cost_us;		/* median probe read before the close */
+};
+
+static void reap_run(int n, bool once, struct reap_result *res)
+{
+	static uint32_t words[REAP_MAX / 32 + 1];
+	int seq = ++reap_seq, base, fd, i, ret, next = 0;
+	struct prober p = { .phase = 0 };
+	uint64_t t0, t1;
+	char cmd[64];
+
+	pin_cpu(0);
+	base = active_events();
+	if (base + n > read_int("/proc/sys/kernel/user_events_max"))
+		die("%d events and %d more are over kernel.user_events_max",
+		    base, n);
+	memset(words, 0, sizeof(words));
+	fd = open_data();
+	for (i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "ue_rp%d_%d u32 v", seq, i);
+		ret = reg_event(fd, cmd, &words[i / 32], i % 32, NULL);
+		if (ret) {
+			errno = -ret;
+			die("register %s", cmd);
+		}
+	}
+	if (once) {
+		write_str(REAP_SYSTEM_ENABLE, "1");
+		if (!reap_bits_are(words, n, true))
+			die("enable bits not all set by the system enable file");
+		write_str(REAP_SYSTEM_ENABLE, "0");
+		if (!reap_bits_are(words, n, false))
+			die("enable bits still set after the system was disabled");
+	}
+	/* Enablers belong to the process: now only the fd holds the events */
+	for (i = 0; i < n; i++)
+		unreg_event(fd, &words[i / 32], i % 32);
+	if (active_events() != base + n)
+		die("%d user events before the close, want %d", active_events(),
+		    base + n);
+
+	p.fd = open(REAP_PROBE_FILE, O_RDONLY);
+	if (p.fd < 0)
+		die("open " REAP_PROBE_FILE);
+	if (pthread_create(&p.thread, NULL, prober_main, &p))
+		die("pthread_create");
+	usleep(REAP_IDLE_MS * 1000);
+
+	__atomic_store_n(&p.phase, 1, __ATOMIC_RELEASE);
+	t0 = now_ns();
+	close(fd);
+	pin_cpu(1);
+	for (;;) {
+		usleep(REAP_POLL_MS * 1000);
+		while (next < n && !reap_event_exists(seq, next))
+			next++;
+		if (next == n && active_events() <= base)
+			break;
+		if (now_ns() - t0 > 3600 * 1000000000ull)
+			die("%d of %d events left an hour after the close",
+			    n - next, n);
+	}
+	t1 = now_ns();
+	__atomic_store_n(&p.phase, 2, __ATOMIC_RELEASE);
+	pthread_join(p.thread, NULL);
+	close(p.fd);
+	if (!p.ncost || !p.nreap)
+		die("the prober made no read (%d before the close, %lu after)",
+		    p.ncost, p.nreap);
+
+	res->hold_ms = p.reap_max / 1e6;
+	res->total_s = (t1 - t0) / 1e9;
+	res->idle_ms = p.idle_max / 1e6;
+	res->cost_us = median(p.cost, p.ncost) / 1000;
+	printf("# reap %s %d: longest read %.3g ms of %lu during the reap, %.3g s; idle %.3g ms, one read %.3g us\n",
+	       reap_kinds[once], n, res->hold_ms, p.nreap, res->total_s,
+	       res->idle_ms, res->cost_us);
+	fflush(stdout);
+}
+
+#define REAP_N	(int)(sizeof(reap_counts) / sizeof(reap_counts[0]))
+
+static void bench_reap(void)
+{
+	double hold[2][REAP_N][MAX_REPS], total[2][REAP_N][MAX_REPS];
+	double idle[MAX_REPS], cost[MAX_REPS];
+	double projected[2][REAP_N] = {};
+	struct reap_result res;
+	struct timespec ts;
+	char key[64];
+	int r, c, k, runs;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		die("the reap section needs 2 CPUs: the prober's and the reaper's");
+	clock_getres(CLOCK_MONOTONIC, &ts);
+	printf("# reap: probe every %d us, clock resolution %ld ns, cap %d s\n",
+	       REAP_PROBE_US, ts.tv_nsec, reap_cap_s);
+	for (r = 0; r < reps; r++) {
+		idle[r] = cost[r] = 0;
+		runs = 0;
+		for (c = 0; c < REAP_N; c++) {
+			/* Alternate, so that noise hits both kinds alike */
+			for (k = 0; k < 2; k++) {
+				if (projected[k][c])
+					continue;
+				reap_run(reap_counts[c], k, &res);
+				hold[k][c][r] = res.hold_ms;
+				total[k][c][r] = res.total_s;
+				if (res.idle_ms > idle[r])
+					idle[r] = res.idle_ms;
+				cost[r] += res.cost_us;
+				runs++;
+				if (r || c + 1 == REAP_N)
+					continue;
+				/* The next count would take at least this long */
+				projected[k][c + 1] = res.total_s *
+					reap_counts[c + 1] / reap_counts[c];
+				if (projected[k][c + 1] * reps <= reap_cap_s)
+					projected[k][c + 1] = 0;
+			}
+		}
+		cost[r] /= runs;
+	}
+	for (c = 0; c < REAP_N; c++) {
+		for (k = 0; k < 2; k++) {
+			const char *kind = reap_kinds[k];
+			int n = reap_counts[c];
+
+			if (projected[k][c]) {
+				printf("skip reap_hold_%s_%d %.0f\n", kind, n,
+				       projected[k][c]);
+				printf("skip reap_total_%s_%d %.0f\n", kind, n,
+				       projected[k][c]);
+				continue;
+			}
+			snprintf(key, sizeof(key), "reap_hold_%s_%d", kind, n);
+			row(key, "ms", hold[k][c], reps);
+			snprintf(key, sizeof(key), "reap_total_%s_%d", kind, n);
+			row(key, "s", total[k][c], reps);
+		}
+	}
+	row("reap_idle_max", "ms", idle, reps);
+	row("reap_probe_cost", "us", cost, reps);
+}
+
+/* ------------------------------------------------------------------ */
 
 static const struct {
 	const char *name;
@@ -1527,12 +1781,13 @@ static const struct {
 	{ "reg", bench_reg },
 	{ "tput", bench_tput },
 	{ "fork", bench_fork },
+	{ "reap", bench_reap },
 	{ "prof", bench_prof },
 	{ "prof_ue", prof_ue },		/* from here on: not in "all" */
 	{ "prof_raw", prof_raw },
 };
 
-#define NR_ALL 6	/* "prof" and the rest are not in "all" */
+#define NR_ALL 7	/* "prof" and the rest are not in "all" */
 
 #define NR_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -1571,8 +1826,11 @@ int main(int argc, char **argv)
 {
 	int opt, i, s, bad = 0;
 
-	while ((opt = getopt(argc, argv, "d:r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:d:r:t:")) != -1) {
 		switch (opt) {
+		case 'c':
+			reap_cap_s = atoi(optarg);
+			break;
 		case 'd':
 			prof_dir = optarg;
 			break;
@@ -1606,7 +1864,7 @@ int main(int argc, char **argv)
 	}
 	return bad;
 usage:
-	fprintf(stderr, "usage: %s [-d DIR] [-r REPS] [-t MS] write|disabled|fanout|reg|tput|fork|prof|all...\n",
+	fprintf(stderr, "usage: %s [-c S] [-d DIR] [-r REPS] [-t MS] write|disabled|fanout|reg|tput|fork|reap|prof|all...\n",
 		argv[0]);
 	return 2;
 }
