@@ -174,7 +174,8 @@ static void ftrace_enable(const char *name, bool on)
 }
 
 /* "Active: N" of user_events_status: the number of user events */
-static int active_events(void)
+/* The count of @label ("Active: ", "Kept: ") in user_events_status */
+static int status_count(const char *label)
 {
 	static char buf[1 << 20];
 	ssize_t n, len = 0;
@@ -194,8 +195,19 @@ static int active_events(void)
 	}
 	close(fd);
 	buf[len] = '\0';
-	p = strstr(buf, "Active: ");
-	return p ? atoi(p + 8) : -1;
+	p = strstr(buf, label);
+	return p ? atoi(p + strlen(label)) : -1;
+}
+
+static int active_events(void)
+{
+	return status_count("Active: ");
+}
+
+/* Deleted events kept for their records: they count towards the limit */
+static int kept_events(void)
+{
+	return status_count("Kept: ");
 }
 
 /* Waits until at most @n user events exist (auto-delete is deferred) */
@@ -1636,10 +1648,14 @@ static void reap_run(int n, bool once, struct reap_result *res)
 	char cmd[64];
 
 	pin_cpu(0);
+	/* The last run's events may be kept for their records: clear them */
+	write_str(TRACEFS "/trace", "");
+	for (i = 0; i < 100 && kept_events() > 0; i++)
+		usleep(100000);
 	base = active_events();
-	if (base + n > read_int("/proc/sys/kernel/user_events_max"))
-		die("%d events and %d more are over kernel.user_events_max",
-		    base, n);
+	if (base + kept_events() + n > read_int("/proc/sys/kernel/user_events_max"))
+		die("%d events, %d kept and %d more are over kernel.user_events_max",
+		    base, kept_events(), n);
 	memset(words, 0, sizeof(words));
 	fd = open_data();
 	for (i = 0; i < n; i++) {
