@@ -339,7 +339,16 @@ static char *fi_list_dirs(void)
 
 static void fi_snap_take(struct fi_snap *s)
 {
+	char *kept;
+
 	s->status = ue_read_file(STATUS_FILE);
+	/*
+	 * Deleted events kept for their records come and go with the trace
+	 * buffer: fi_sweep() checks that they all go once it is cleared.
+	 */
+	kept = s->status ? strstr(s->status, "\nKept: ") : NULL;
+	if (kept)
+		kept[1] = '\0';
 	s->dyn = ue_read_file(DYN_FILE);
 	s->dirs = fi_list_dirs();
 }
@@ -526,6 +535,10 @@ static void fi_sweep(struct __test_metadata *_metadata, struct fi_ctx *c,
 	}
 	ASSERT_LT(c->n, FI_MAX_SITES) TH_LOG("%s: no end to its fault sites", op->name);
 	fi_snap_free(&base);
+	ASSERT_EQ(0, ue_release_kept()) {
+		TH_LOG("%s: deleted events still kept once the trace is cleared",
+		       op->name);
+	}
 
 	FI_NOTE("%s: %d fault sites, all clean\n", op->name, sites);
 	FI_NOTE("%s: %d failed: ENOMEM %d, EFAULT %d, other %d; %d absorbed\n",

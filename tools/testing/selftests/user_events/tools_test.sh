@@ -310,12 +310,13 @@ check "enable_event trigger from ue_tools_a to ue_tools_b" t_enable_event
 t_eprobe() {
 	put $T/events/eprobes/ue_tools_ep/enable 1 || { WHY="enable"; return 1; }
 	want_bits "1 0" || return 1
-	emit a 7 1 ep ep ep || return 1
+	emit a 7 1 p q r || return 1
 	put $T/events/eprobes/ue_tools_ep/enable 0
 	want_bits "0 0" || return 1
 	trace_has 1 "ue_tools_ep: (user_events.ue_tools_a) count=7"
 }
-if { echo 'e:ue_tools_ep user_events.ue_tools_a count=$count:u32' >> $T/dynamic_events; } 2>/dev/null; then
+EPROBE='e:ue_tools_ep user_events.ue_tools_a count=$count:u32'
+if { echo "$EPROBE" >> $T/dynamic_events; } 2>/dev/null; then
 	put $T/trace ""
 	check "an eprobe on ue_tools_a names it in its records" t_eprobe
 	{ echo '-:eprobes/ue_tools_ep' >> $T/dynamic_events; } 2>/dev/null
