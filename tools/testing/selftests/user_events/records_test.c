@@ -2,28 +2,23 @@
 /*
  * user_events records that outlive their event.
  *
- * A record stays in the ring buffers of every ftrace instance that had
- * its event enabled, and in a snapshot taken meanwhile. When the event is
- * removed its type id is freed; once the 16-bit id space has wrapped, the
- * kernel hands the lowest free id to the next event that is created, and
- * that event's print function would be given the old records. A writer
- * chose their bytes, and a print function trusts the layout of its own
- * records: a location word read from a foreign record can point anywhere.
+ * Removing a user event, in any way (auto-delete after its last user
+ * went, DIAG_IOCSDEL, "-:", a truncating open of dynamic_events, a
+ * registration of its name with other fields, the undo of a failed
+ * registration), discards no record: neither the event's own records in
+ * the top buffer, an instance or a snapshot, nor anything else there.
+ * They stay readable, printed as they were ("name: field=value ..."),
+ * until they are overwritten or the buffer is cleared. The usual ftrace
+ * session depends on it: enable the event, run the program, disable the
+ * event (which removes it, as the program has exited), read the trace.
  *
- * So every removal of an event (auto-delete, DIAG_IOCSDEL, a new
- * registration of the name with other fields, "-:" and a truncating open
- * of dynamic_events) must leave no record of it in any buffer. Each
- * variant records into the top buffer, an instance and the snapshot
- * buffer, removes the event, checks that no buffer shows anything of it,
- * and then creates an event that gets the freed id (once the id space
- * has wrapped, which the KUnit suite user_events_ids does at boot) and
- * whose layout would decode the old record into a visible line: nothing
- * may show.
+ * A registration of the same name with the same fields while such
+ * records remain takes the removed event's type id again, so that the
+ * records before and after it are printed alike.
  *
- * The print function itself must stay within the record when it has no
- * iterator to give it the size: with tp_printk, a record committed
- * through the event's inject file (which never met the write path's
- * checks) is printed with a location word that points 64 KiB away.
+ * Also here: under tp_printk, a location word from the inject file that
+ * points past the record prints <bad>; the hist trigger of a soft
+ * disabled event counts a write whose payload page had to be faulted in.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -33,27 +28,197 @@
 
 #define VICTIM		"__records_victim"
 #define VICTIM_FIELDS	"u32 a; u32 b"
-#define VICTIM_OTHER	"u64 a"
-#define SUCCESSOR	"__records_successor"
-#define SUCC_FIELDS	"__data_loc char[] s; u32 n"
-#define FILLER		"__records_filler"
-#define INSTANCE	TRACEFS_DIR "/instances/__records"
-#define SNAPSHOT_FILE	TRACEFS_DIR "/snapshot"
-#define MAX_FILLERS	64
+#define VICTIM_OTHER	"u64 c"
+#define UNDONE		"__records_undone"
+#define INSTANCE	INSTANCES_DIR "/__records"
 
-/* The bytes of the victim's record that a successor reads as a string */
-#define OLD_TEXT	"OLD"
+/* A record of the victim and the line trace prints for it */
+struct victim_rec {
+	__u32 a;
+	__u32 b;
+};
 
+#define VICTIM_LINE(a, b)	VICTIM ": a=" #a " b=" #b "\n"
+#define MARK_BEFORE	"__records: before the removal"
+#define MARK_LINE	"tracing_mark_write: " MARK_BEFORE "\n"
+
+static ssize_t write_victim(int fd, int index, __u32 a, __u32 b)
+{
+	struct victim_rec rec = { a, b };
+	struct iovec io[2] = {
+		{ &index, sizeof(index) },
+		{ &rec, sizeof(rec) },
+	};
+
+	return writev(fd, io, 2);
+}
+
+/*
+ * The workflow: a program registers an event, writes and exits while
+ * the event is enabled; the disable that follows drops the last
+ * reference and removes the event. Read afterwards, the buffer shows
+ * the program's records and the marker lines around them. Variants: the
+ * top buffer, a snapshot taken before the disable, an instance.
+ */
+#define APP		"__records_app"
+#define APP_FIELDS	"u32 seq; u64 value"
+#define APP_RECORDS	3
+#define APP_VALUE(seq)	((seq) * 1000003ULL + 7)
+#define APP_BEFORE	"__records: before the program"
+#define APP_AFTER	"__records: after the program"
+
+FIXTURE(workflow) {
+	bool umount;
+};
+
+FIXTURE_VARIANT(workflow) {
+	const char *dir;	/* whose buffer records the event */
+	bool snapshot;		/* a snapshot is taken before the disable */
+};
+
+FIXTURE_VARIANT_ADD(workflow, top) {
+	.dir = TRACEFS_DIR,
+};
+
+FIXTURE_VARIANT_ADD(workflow, snapshot) {
+	.dir = TRACEFS_DIR,
+	.snapshot = true,
+};
+
+FIXTURE_VARIANT_ADD(workflow, instance) {
+	.dir = INSTANCE,
+};
+
+static void workflow_cleanup(void)
+{
+	ue_dir_enable(INSTANCE, APP, 0);
+	ue_enable(APP, 0);
+	ue_cleanup_event(APP);
+	rmdir(INSTANCE);
+	if (ue_exists(SNAPSHOT_FILE))
+		ue_write_str(SNAPSHOT_FILE, "0", 0);
+}
+
+FIXTURE_SETUP(workflow) {
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	workflow_cleanup();
+	if (variant->snapshot && !ue_exists(SNAPSHOT_FILE))
+		SKIP(longjmp(_metadata->env, 1),
+		     "no snapshot file: CONFIG_TRACER_SNAPSHOT is off");
+	ASSERT_EQ(0, mkdir(INSTANCE, 0755)) {
+		TH_LOG("mkdir %s: %s", INSTANCE, strerror(errno));
+	}
+	ASSERT_EQ(0, ue_clear_trace());
+}
+
+FIXTURE_TEARDOWN(workflow) {
+	workflow_cleanup();
+	ue_clear_trace();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/*
+ * The program: registers APP, says so on @ready, waits for @go, writes
+ * APP_RECORDS records once its bit is set and exits without cleaning up.
+ */
+static void app_main(int ready, int go)
+{
+	int fd, index, word = 0;
+	__u64 value;
+	__u32 seq;
+	struct iovec io[3] = {
+		{ &index, sizeof(index) },
+		{ &seq, sizeof(seq) },
+		{ &value, sizeof(value) },
+	};
+	char c = 0;
+
+	fd = open(DATA_FILE, O_RDWR);
+	UE_CHILD_CHECK(fd >= 0);
+	UE_CHILD_EQ(0, ue_reg_fd(fd, APP " " APP_FIELDS, &word, 0, sizeof(int),
+				 0, &index));
+	UE_CHILD_EQ(1, write(ready, &c, 1));
+	UE_CHILD_EQ(1, read(go, &c, 1));
+
+	/* Set by the enable at once, or by the worker */
+	UE_CHILD_CHECK(ue_wait_int(&word, 1, UE_FAULT_MS));
+	for (seq = 1; seq <= APP_RECORDS; seq++) {
+		value = APP_VALUE(seq);
+		UE_CHILD_EQ(sizeof(index) + sizeof(seq) + sizeof(value),
+			    writev(fd, io, 3));
+	}
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(workflow, program_records_kept_after_disable, 120)
+{
+	char want[APP_RECORDS + 2][128], path[512];
+	const char *lines[APP_RECORDS + 2];
+	int ready[2], go[2], i;
+	ssize_t n;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, ue_dir_mark(variant->dir, APP_BEFORE));
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		app_main(ready[1], go[0]);
+	close(ready[1]);
+	close(go[0]);
+	n = read(ready[0], &c, 1);
+	if (n != 1)
+		ASSERT_CHILD_OK(pid);	/* it ended early: its report says why */
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(0, ue_dir_enable(variant->dir, APP, 1));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_CHILD_OK(pid);
+	close(ready[0]);
+	close(go[1]);
+
+	ASSERT_EQ(0, ue_dir_mark(variant->dir, APP_AFTER));
+	if (variant->snapshot)
+		ASSERT_EQ(0, ue_write_str(SNAPSHOT_FILE, "1", 0));
+
+	/* The tracer held the last reference: the event goes */
+	ASSERT_EQ(0, ue_dir_enable(variant->dir, APP, 0));
+	ASSERT_TRUE(ue_wait_auto_delete(EVENTS_DIR "/" APP));
+
+	snprintf(want[0], sizeof(want[0]), "tracing_mark_write: " APP_BEFORE "\n");
+	for (i = 1; i <= APP_RECORDS; i++)
+		snprintf(want[i], sizeof(want[i]), APP ": seq=%d value=%llu\n",
+			 i, APP_VALUE((unsigned long long)i));
+	snprintf(want[i], sizeof(want[i]), "tracing_mark_write: " APP_AFTER "\n");
+	for (i = 0; i < APP_RECORDS + 2; i++)
+		lines[i] = want[i];
+
+	if (variant->snapshot)
+		snprintf(path, sizeof(path), "%s", SNAPSHOT_FILE);
+	else
+		snprintf(path, sizeof(path), "%s/trace", variant->dir);
+	ue_assert_shows(_metadata, path, lines, APP_RECORDS + 2);
+}
+
+/*
+ * Every way to remove an event keeps its records in every buffer: two
+ * records go to an instance and the top buffer, a snapshot taken between
+ * them keeps the first, a marker line follows; then the event goes.
+ */
 enum removal {
-	RM_AUTO_DELETE,		/* last fd closed, tracer detached */
+	RM_AUTO_DELETE,		/* last fd closed, tracers detached */
 	RM_DIAG_IOCSDEL,	/* persistent event, DIAG_IOCSDEL */
 	RM_REREGISTER,		/* unreferenced, the name with other fields */
 	RM_DYN_DELETE,		/* persistent event, "-:NAME FIELDS" */
 	RM_DYN_TRUNCATE,	/* persistent event, O_TRUNC of dynamic_events */
+	RM_UNDO,		/* another event, made by a failed registration */
 };
 
 FIXTURE(records) {
 	int data_fd;
+	int other_fd;
 	int word;
 	int other_word;
 	bool snapshot;
@@ -84,73 +249,24 @@ FIXTURE_VARIANT_ADD(records, dyn_truncate) {
 	.removal = RM_DYN_TRUNCATE,
 };
 
+FIXTURE_VARIANT_ADD(records, failed_registration_undo) {
+	.removal = RM_UNDO,
+};
+
 static void records_cleanup(void)
 {
-	char name[64];
-	int i;
-
-	ue_write_str(INSTANCE "/events/" USER_EVENTS_SYSTEM "/" VICTIM
-		     "/enable", "0", 0);
+	ue_dir_enable(INSTANCE, VICTIM, 0);
 	ue_enable(VICTIM, 0);
 	ue_cleanup_event(VICTIM);
-	ue_cleanup_event(SUCCESSOR);
-	for (i = 0; i < MAX_FILLERS; i++) {
-		snprintf(name, sizeof(name), FILLER "%d", i);
-		ue_cleanup_event(name);
-	}
+	ue_cleanup_event(UNDONE);
 	rmdir(INSTANCE);
-}
-
-/* The offset of field @field in the format file of event @name, or -1 */
-/*
- * Whether a removed event's id goes to the next event at once: the case
- * once the 16-bit id space has wrapped (the KUnit suite user_events_ids
- * makes it wrap at boot). Before that, ids are handed out in order.
- */
-static bool ids_reused(void)
-{
-	int first, again;
-
-	if (ue_dyn_write("u:" FILLER "0 u32 x"))
-		return false;
-	first = ue_event_id(FILLER "0");
-	ue_del(FILLER "0");
-	if (ue_dyn_write("u:" FILLER "0 u32 x"))
-		return false;
-	again = ue_event_id(FILLER "0");
-	ue_del(FILLER "0");
-
-	return first > 0 && again == first;
-}
-
-/* Whether the text of trace file @path shows anything of the test */
-static bool trace_shows_records(const char *path, char *why, size_t len)
-{
-	static const char * const marks[] = {
-		VICTIM, SUCCESSOR, OLD_TEXT, "Unknown type",
-	};
-	char *text = ue_read_file(path);
-	unsigned int i;
-	char *at;
-
-	if (!text) {
-		snprintf(why, len, "cannot read %s", path);
-		return true;
-	}
-	for (i = 0; i < ARRAY_SIZE(marks); i++) {
-		at = strstr(text, marks[i]);
-		if (at) {
-			snprintf(why, len, "%s: %.120s", path, at);
-			free(text);
-			return true;
-		}
-	}
-	free(text);
-
-	return false;
+	if (ue_exists(SNAPSHOT_FILE))
+		ue_write_str(SNAPSHOT_FILE, "0", 0);
 }
 
 FIXTURE_SETUP(records) {
+	self->data_fd = -1;
+	self->other_fd = -1;
 	USER_EVENT_FIXTURE_SETUP(self->umount);
 	records_cleanup();
 
@@ -159,8 +275,6 @@ FIXTURE_SETUP(records) {
 		TH_LOG("mkdir %s: %s", INSTANCE, strerror(errno));
 	}
 	ASSERT_EQ(0, ue_clear_trace());
-	if (self->snapshot)
-		ASSERT_EQ(0, ue_write_str(SNAPSHOT_FILE, "0", 0));
 
 	self->data_fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, self->data_fd);
@@ -169,74 +283,95 @@ FIXTURE_SETUP(records) {
 FIXTURE_TEARDOWN(records) {
 	if (self->data_fd != -1)
 		close(self->data_fd);
+	if (self->other_fd != -1)
+		close(self->other_fd);
 	ue_unreg(&self->word, 0);
 	ue_unreg(&self->other_word, 0);
 	records_cleanup();
-	if (self->snapshot)
-		ue_write_str(SNAPSHOT_FILE, "0", 0);
+	ue_clear_trace();
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
-/* Writes one record of the victim: a = location word, b = "OLD" */
-static ssize_t write_victim(int fd, int index, __u32 loc)
+/*
+ * A registration that creates UNDONE and then fails, as the kernel
+ * cannot store write_index in the read-only struct: it removes UNDONE.
+ * Returns the ioctl's result.
+ */
+static int register_undone(int *word)
 {
-	char old[4] = OLD_TEXT;
-	struct iovec io[3] = {
-		{ &index, sizeof(index) },
-		{ &loc, sizeof(loc) },
-		{ old, sizeof(old) },
-	};
+	long page = sysconf(_SC_PAGESIZE);
+	struct user_reg *reg;
+	int fd, ret, err;
 
-	return writev(fd, io, 3);
+	reg = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (reg == MAP_FAILED)
+		return -1;
+	reg->size = sizeof(*reg);
+	reg->enable_size = sizeof(*word);
+	reg->enable_addr = (__u64)(unsigned long)word;
+	reg->name_args = (__u64)(unsigned long)UNDONE " u32 x";
+	fd = open(DATA_FILE, O_RDWR);
+	if (fd < 0 || mprotect(reg, page, PROT_READ)) {
+		ret = -1;
+		err = errno;
+	} else {
+		ret = ioctl(fd, DIAG_IOCSREG, reg);
+		err = errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	munmap(reg, page);
+	errno = err;
+
+	return ret;
 }
 
-TEST_F(records, removed_event_leaves_no_record)
+TEST_F_TIMEOUT(records, removal_keeps_records_in_every_buffer, 120)
 {
-	const char *instance_enable = INSTANCE "/events/" USER_EVENTS_SYSTEM
-				      "/" VICTIM "/enable";
+	static const char * const top[] = {
+		VICTIM_LINE(1, 2), VICTIM_LINE(3, 4), MARK_LINE,
+	};
+	static const char * const top_after_snapshot[] = {
+		VICTIM_LINE(3, 4), MARK_LINE,
+	};
+	static const char * const instance[] = {
+		VICTIM_LINE(1, 2), VICTIM_LINE(3, 4),
+	};
+	static const char * const snapshot[] = { VICTIM_LINE(1, 2) };
+	static const char * const new_record[] = { VICTIM ": c=5\n" };
 	bool persist = variant->removal != RM_AUTO_DELETE &&
 		       variant->removal != RM_REREGISTER;
-	int index, victim_id, id, a_off, i;
-	char why[256], name[64], path[512];
-	bool reused = ids_reused();
-	__u32 loc;
+	int index, old_id;
+	__u64 c = 5;
+	struct iovec io[2] = {
+		{ &index, sizeof(index) },
+		{ &c, sizeof(c) },
+	};
 
 	ASSERT_EQ(0, ue_reg_fd(self->data_fd, VICTIM " " VICTIM_FIELDS,
 			       &self->word, 0, sizeof(int),
 			       persist ? USER_EVENT_REG_PERSIST : 0, &index));
-	victim_id = ue_event_id(VICTIM);
-	ASSERT_LT(0, victim_id);
-
-	/*
-	 * Field a of the victim is where the successor has its location
-	 * word: pointing at field b, it decodes b as the string "OLD".
-	 */
-	ue_event_file(path, sizeof(path), VICTIM, "format");
-	a_off = ue_format_offset(path, "a", NULL);
-	ASSERT_LT(0, a_off);
-	loc = (sizeof(__u32) << 16) | (a_off + sizeof(__u32));
+	old_id = ue_event_id(VICTIM);
+	ASSERT_LT(0, old_id);
 
 	ASSERT_EQ(0, ue_enable(VICTIM, 1));
-	ASSERT_EQ(0, ue_write_str(instance_enable, "1", 0));
-	ASSERT_WRITE(sizeof(index) + 2 * sizeof(__u32),
-		     write_victim(self->data_fd, index, loc));
-	if (self->snapshot) {
-		/* The record moves to the snapshot; another follows */
+	ASSERT_EQ(0, ue_dir_enable(INSTANCE, VICTIM, 1));
+	ASSERT_WRITE(sizeof(index) + sizeof(struct victim_rec),
+		     write_victim(self->data_fd, index, 1, 2));
+	if (self->snapshot)
 		ASSERT_EQ(0, ue_write_str(SNAPSHOT_FILE, "1", 0));
-		ASSERT_WRITE(sizeof(index) + 2 * sizeof(__u32),
-			     write_victim(self->data_fd, index, loc));
-	}
+	ASSERT_WRITE(sizeof(index) + sizeof(struct victim_rec),
+		     write_victim(self->data_fd, index, 3, 4));
+	ASSERT_EQ(0, ue_dir_mark(TRACEFS_DIR, MARK_BEFORE));
 	ASSERT_EQ(0, ue_enable(VICTIM, 0));
-	ASSERT_EQ(0, ue_write_str(instance_enable, "0", 0));
-
-	/* The records are there while the event is */
-	ASSERT_TRUE(trace_shows_records(TRACE_FILE, why, sizeof(why)));
-	ASSERT_TRUE(trace_shows_records(INSTANCE "/trace", why, sizeof(why)));
+	ASSERT_EQ(0, ue_dir_enable(INSTANCE, VICTIM, 0));
 
 	/* Only a PERSIST flag still holds the event after this */
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, &self->word, 0));
 	close(self->data_fd);
 	self->data_fd = -1;
+
 	switch (variant->removal) {
 	case RM_AUTO_DELETE:
 		ASSERT_TRUE(ue_wait_auto_delete(EVENTS_DIR "/" VICTIM));
@@ -247,13 +382,15 @@ TEST_F(records, removed_event_leaves_no_record)
 		}
 		break;
 	case RM_REREGISTER:
-		/* The lookup or the auto-delete removes the old event */
-		ASSERT_EQ(0, ue_reg(VICTIM " " VICTIM_OTHER, &self->other_word,
-				    0, sizeof(int), 0)) {
+		/* The lookup (or, if it came first, the auto-delete) */
+		self->other_fd = open(DATA_FILE, O_RDWR);
+		ASSERT_NE(-1, self->other_fd);
+		ASSERT_EQ(0, ue_reg_fd(self->other_fd,
+				       VICTIM " " VICTIM_OTHER,
+				       &self->other_word, 0, sizeof(int), 0,
+				       &index)) {
 			TH_LOG("re-registration: %s", strerror(errno));
 		}
-		ASSERT_EQ(0, ue_unreg(&self->other_word, 0));
-		ASSERT_TRUE(ue_wait_auto_delete(EVENTS_DIR "/" VICTIM));
 		break;
 	case RM_DYN_DELETE:
 		ASSERT_EQ(0, ue_dyn_write("-:" VICTIM " " VICTIM_FIELDS));
@@ -264,57 +401,123 @@ TEST_F(records, removed_event_leaves_no_record)
 			       strerror(errno));
 		}
 		break;
+	case RM_UNDO:
+		ASSERT_EQ(-1, register_undone(&self->other_word));
+		ASSERT_EQ(EFAULT, errno);
+		ASSERT_FALSE(ue_event_exists(UNDONE));
+		break;
 	}
-	ASSERT_FALSE(ue_event_exists(VICTIM));
+	if (variant->removal != RM_REREGISTER && variant->removal != RM_UNDO)
+		ASSERT_FALSE(ue_event_exists(VICTIM));
 
-	ASSERT_FALSE(trace_shows_records(TRACE_FILE, why, sizeof(why))) {
-		TH_LOG("after the removal: %s", why);
+	if (self->snapshot) {
+		ue_assert_shows(_metadata, TRACE_FILE, top_after_snapshot,
+				ARRAY_SIZE(top_after_snapshot));
+		ue_assert_shows(_metadata, SNAPSHOT_FILE, snapshot,
+				ARRAY_SIZE(snapshot));
+	} else {
+		ue_assert_shows(_metadata, TRACE_FILE, top, ARRAY_SIZE(top));
 	}
-	ASSERT_FALSE(trace_shows_records(INSTANCE "/trace", why,
-					 sizeof(why))) {
-		TH_LOG("after the removal: %s", why);
-	}
-	if (self->snapshot)
-		ASSERT_FALSE(trace_shows_records(SNAPSHOT_FILE, why,
-						 sizeof(why))) {
-			TH_LOG("after the removal: %s", why);
-		}
+	ue_assert_shows(_metadata, INSTANCE "/trace", instance,
+			ARRAY_SIZE(instance));
 
-	if (!reused)
-		SKIP(return, "%s",
-		     "event ids are not reused yet in this boot: the KUnit suite user_events_ids wraps them");
+	if (variant->removal != RM_REREGISTER)
+		return;
 
-	/*
-	 * The next event gets the lowest free id: the victim's, unless an
-	 * event that went meanwhile left a lower one (fill those first).
-	 */
-	for (i = 0; i < MAX_FILLERS; i++) {
-		ASSERT_EQ(0, ue_dyn_write("u:" SUCCESSOR " " SUCC_FIELDS));
-		id = ue_event_id(SUCCESSOR);
-		if (id >= victim_id)
-			break;
-		ASSERT_EQ(0, ue_del(SUCCESSOR));
-		snprintf(name, sizeof(name), "u:" FILLER "%d u32 x", i);
-		ASSERT_EQ(0, ue_dyn_write(name));
-	}
-	ASSERT_EQ(victim_id, id) {
-		TH_LOG("the successor got id %d, not the victim's", id);
+	/* The new event's records must never meet the old ones' printer */
+	ASSERT_NE(old_id, ue_event_id(VICTIM)) {
+		TH_LOG("the new event got the id of the old one, whose records remain");
 	}
 
-	ASSERT_FALSE(trace_shows_records(TRACE_FILE, why, sizeof(why))) {
-		TH_LOG("with the id reused: %s", why);
-	}
-	ASSERT_FALSE(trace_shows_records(INSTANCE "/trace", why,
-					 sizeof(why))) {
-		TH_LOG("with the id reused: %s", why);
-	}
-	if (self->snapshot)
-		ASSERT_FALSE(trace_shows_records(SNAPSHOT_FILE, why,
-						 sizeof(why))) {
-			TH_LOG("with the id reused: %s", why);
-		}
+	/* The new event's record beside the old ones, each as its own */
+	ASSERT_EQ(0, ue_enable(VICTIM, 1));
+	ASSERT_WRITE(sizeof(index) + sizeof(c),
+		     writev(self->other_fd, io, 2));
+	ASSERT_EQ(0, ue_enable(VICTIM, 0));
+	ue_assert_shows(_metadata, TRACE_FILE, new_record, 1);
+	ue_assert_shows(_metadata, TRACE_FILE,
+			self->snapshot ? top_after_snapshot : top,
+			self->snapshot ? ARRAY_SIZE(top_after_snapshot) :
+					 ARRAY_SIZE(top));
+	ASSERT_EQ(0, ue_unreg_fd(self->other_fd, &self->other_word, 0));
 }
 
+/*
+ * The same name with the same fields while records of the removed event
+ * remain: the new event takes the removed one's type id, and the
+ * records before and after it are printed alike.
+ */
+#define REUSED		"__records_reused"
+
+FIXTURE(reuse) {
+	int word;
+	bool umount;
+};
+
+FIXTURE_SETUP(reuse) {
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	ue_enable(REUSED, 0);
+	ue_cleanup_event(REUSED);
+	ASSERT_EQ(0, ue_clear_trace());
+}
+
+FIXTURE_TEARDOWN(reuse) {
+	ue_unreg(&self->word, 0);
+	ue_enable(REUSED, 0);
+	ue_cleanup_event(REUSED);
+	ue_clear_trace();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/* Registers REUSED as @cmd, records a=@a b=@b, removes the event */
+static void reused_cycle(struct __test_metadata *_metadata, int *word,
+			 const char *cmd, __u32 a, __u32 b, int *id)
+{
+	int fd = open(DATA_FILE, O_RDWR), index;
+
+	ASSERT_NE(-1, fd);
+	ASSERT_EQ(0, ue_reg_fd(fd, cmd, word, 0, sizeof(int), 0, &index)) {
+		TH_LOG("registering \"%s\": %s", cmd, strerror(errno));
+	}
+	*id = ue_event_id(REUSED);
+	ASSERT_LT(0, *id);
+	ASSERT_EQ(0, ue_enable(REUSED, 1));
+	ASSERT_WRITE(sizeof(index) + sizeof(struct victim_rec),
+		     write_victim(fd, index, a, b));
+	ASSERT_EQ(0, ue_enable(REUSED, 0));
+	ASSERT_EQ(0, ue_unreg_fd(fd, word, 0));
+	close(fd);
+	/* Unreferenced: deleted at once (or by its auto-delete already) */
+	ASSERT_TRUE(ue_del_unreferenced(REUSED));
+}
+
+TEST_F(reuse, same_fields_take_the_removed_type_id)
+{
+	static const char * const first[] = { REUSED ": a=1 b=2\n" };
+	static const char * const both[] = {
+		REUSED ": a=1 b=2\n", REUSED ": a=3 b=4\n",
+	};
+	int id, again;
+
+	reused_cycle(_metadata, &self->word, REUSED " u32 a; u32 b", 1, 2,
+		     &id);
+	ue_assert_shows(_metadata, TRACE_FILE, first, 1);
+
+	/* Another spelling of the same fields */
+	reused_cycle(_metadata, &self->word, REUSED "  u32 a ;u32\tb", 3, 4,
+		     &again);
+	EXPECT_EQ(id, again) {
+		TH_LOG("the same name and fields got type id %d, the removed event had %d",
+		       again, id);
+	}
+	ue_assert_shows(_metadata, TRACE_FILE, both, 2);
+}
+
+/*
+ * tp_printk (make test boots with it, and tp_printk_stop_on_boot, so the
+ * tests turn it on for their events only): each record is printed into
+ * the kernel log as trace shows it.
+ */
 FIXTURE(printk) {
 	bool umount;
 };
