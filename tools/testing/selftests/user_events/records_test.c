@@ -16,11 +16,13 @@
  * records remain takes the removed event's type id again, so that the
  * records before and after it are printed alike.
  *
- * Also here: under tp_printk, a location word from the inject file that
- * points past the record prints <bad>; the hist trigger of a soft
- * disabled event counts a write whose payload page had to be faulted in.
+ * Also here: error_log never shows a control byte of a refused command;
+ * under tp_printk, a location word from the inject file that points past
+ * the record prints <bad>; the hist trigger of a soft disabled event
+ * counts a write whose payload page had to be faulted in.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 
@@ -511,6 +513,208 @@ TEST_F(reuse, same_fields_take_the_removed_type_id)
 		       again, id);
 	}
 	ue_assert_shows(_metadata, TRACE_FILE, both, 2);
+}
+
+/*
+ * error_log and a command with control bytes: the entry shows only the
+ * refused word, every byte that is not printable escaped (\e, \n, \xHH,
+ * \NNN: whatever the form, decoded it gives the word back), and the
+ * caret under the refused word (its first byte, or the byte that makes
+ * it refused), counted in the escaped text. Through dynamic_events a
+ * newline ends the command, so only the ioctl tries it.
+ */
+#define ERROR_LOG	TRACEFS_DIR "/error_log"
+#define CMD_PREFIX	"  Command: "
+#define ERR_EVENT	"__records_err"
+
+static const struct {
+	const char *cmd;	/* as given to DIAG_IOCSREG, or after "u:" */
+	const char *refused;	/* the refused word of it */
+	bool ioctl_only;	/* has a newline */
+} errlog_cases[] = {
+	{ ERR_EVENT "\033[2Jname u32 a", ERR_EVENT "\033[2Jname" },
+	{ ERR_EVENT "\n[ 1.000000] forged u32 a", ERR_EVENT "\n[", true },
+	{ ERR_EVENT " u32 a\033[8mb", "a\033[8mb" },
+	{ ERR_EVENT " u32 a\nforged", "a\nforged", true },
+	/* Escaped bytes before the refused word move the caret */
+	{ ERR_EVENT " struct \033[1mhid s 4; u32 b\033c", "b\033c" },
+	/* Control bytes in a word that is accepted */
+	{ ERR_EVENT " struct \033[1m\x07\x7fhid s 4; bogus c", "bogus" },
+};
+
+FIXTURE(errlog) {
+	int word;
+	bool umount;
+};
+
+FIXTURE_SETUP(errlog) {
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+}
+
+FIXTURE_TEARDOWN(errlog) {
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/*
+ * Decodes the escapes of @in into @out (at least as long as @in) and
+ * notes in @col, for each byte of @out, the column of @in it came from.
+ * Returns the length of @out, or -1 for a backslash that starts no
+ * known escape.
+ */
+static int unescape(const char *in, char *out, int *col)
+{
+	static const char special[] = "\\\\a\ae\033f\fn\nr\rt\tv\v\"\"";
+	int n = 0, i = 0, len, v;
+	const char *s;
+
+	while (in[i]) {
+		col[n] = i;
+		if (in[i] != '\\') {
+			out[n++] = in[i++];
+			continue;
+		}
+		if (in[i + 1] == 'x' && isxdigit(in[i + 2]) &&
+		    isxdigit(in[i + 3])) {
+			char hex[3] = { in[i + 2], in[i + 3], '\0' };
+
+			v = strtol(hex, NULL, 16);
+			i += 4;
+		} else if (in[i + 1] >= '0' && in[i + 1] <= '7') {
+			for (v = 0, len = 1; len <= 3 && in[i + len] >= '0' &&
+			     in[i + len] <= '7'; len++)
+				v = v * 8 + in[i + len] - '0';
+			i += len;
+		} else {
+			for (s = special; *s && *s != in[i + 1]; s += 2)
+				;
+			if (!*s)
+				return -1;
+			v = s[1];
+			i += 2;
+		}
+		out[n++] = v;
+	}
+	out[n] = '\0';
+
+	return n;
+}
+
+/*
+ * The last entry of error_log, which must be the only one: its message,
+ * its command as logged and the caret's column in it. The whole log
+ * must be free of control bytes but the line ends.
+ */
+static void last_error(struct __test_metadata *_metadata, unsigned int n,
+		       char *cmd, size_t len, int *caret)
+{
+	char *log = ue_read_file(ERROR_LOG), *err, *line, *end;
+	const unsigned char *p;
+
+	ASSERT_NE(NULL, log);
+	for (p = (unsigned char *)log; *p; p++) {
+		ASSERT_FALSE((*p < 0x20 && *p != '\n') || *p == 0x7f) {
+			TH_LOG("case %u: error_log has the raw byte 0x%02x at offset %d",
+			       n, *p, (int)((char *)p - log));
+		}
+	}
+
+	/* "[time] user_events: error: TEXT", "  Command: CMD", "   ^" */
+	err = strstr(log, "] user_events: error: ");
+	ASSERT_NE(NULL, err) {
+		TH_LOG("case %u: no entry in error_log:\n%s", n, log);
+	}
+	line = strchr(err, '\n');
+	ASSERT_NE(NULL, line);
+	line++;
+	ASSERT_EQ(0, strncmp(line, CMD_PREFIX, strlen(CMD_PREFIX))) {
+		TH_LOG("case %u: the message is not followed by the command:\n%s",
+		       n, log);
+	}
+	end = strchr(line, '\n');
+	ASSERT_NE(NULL, end);
+	*end++ = '\0';
+	snprintf(cmd, len, "%s", line + strlen(CMD_PREFIX));
+
+	*caret = strspn(end, " ");
+	ASSERT_EQ(0, strcmp(end + *caret, "^\n")) {
+		TH_LOG("case %u: no caret line ending the log after the command:\n%s",
+		       n, log);
+	}
+	*caret -= strlen(CMD_PREFIX);
+	free(log);
+}
+
+/*
+ * After the command of errlog_cases[@c] was refused: the logged command,
+ * decoded, is the refused word, and the caret is under its first byte or
+ * under its first control byte.
+ */
+static void check_escaped(struct __test_metadata *_metadata, unsigned int c)
+{
+	const char *refused = errlog_cases[c].refused, *bad, *word;
+	char logged[1024], decoded[1024];
+	int col[1024], caret, n, i, at;
+
+	last_error(_metadata, c, logged, sizeof(logged), &caret);
+	n = unescape(logged, decoded, col);
+	ASSERT_LE(0, n) {
+		TH_LOG("case %u: no known escape in the logged command \"%s\"",
+		       c, logged);
+	}
+	EXPECT_STREQ(refused, decoded) {
+		TH_LOG("case %u: the logged command \"%s\" is not (only) the refused word",
+		       c, logged);
+	}
+	word = strstr(decoded, refused);
+	ASSERT_NE(NULL, word) {
+		TH_LOG("case %u: the refused word is not in the logged command \"%s\"",
+		       c, logged);
+	}
+
+	/* The caret: under the word's first byte or its first control byte */
+	for (bad = refused; *bad && *bad >= 0x20 && *bad != 0x7f; bad++)
+		;
+	at = -1;
+	for (i = 0; i < n; i++) {
+		if (col[i] == caret)
+			at = i - (word - decoded);
+	}
+	EXPECT_TRUE(at == 0 || (*bad && at == bad - refused)) {
+		TH_LOG("case %u, logged as \"%s\": the caret at %d is under neither",
+		       c, logged, caret);
+	}
+}
+
+TEST_F(errlog, ioctl_command_control_bytes_escaped)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(errlog_cases); i++) {
+		ASSERT_EQ(0, ue_write_str(ERROR_LOG, "", O_TRUNC));
+		ASSERT_EQ(-1, ue_reg(errlog_cases[i].cmd, &self->word, 0,
+				     sizeof(int), 0)) {
+			TH_LOG("case %u registered", i);
+		}
+		ASSERT_EQ(EINVAL, errno);
+		check_escaped(_metadata, i);
+	}
+}
+
+TEST_F(errlog, dyn_command_control_bytes_escaped)
+{
+	char cmd[256];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(errlog_cases); i++) {
+		if (errlog_cases[i].ioctl_only)
+			continue;
+		snprintf(cmd, sizeof(cmd), "u:%s", errlog_cases[i].cmd);
+		ASSERT_EQ(0, ue_write_str(ERROR_LOG, "", O_TRUNC));
+		ASSERT_EQ(EINVAL, ue_dyn_write(cmd)) {
+			TH_LOG("case %u not refused", i);
+		}
+		check_escaped(_metadata, i);
+	}
 }
 
 /*
