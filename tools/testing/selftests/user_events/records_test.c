@@ -17,9 +17,11 @@
  * records before and after it are printed alike.
  *
  * Also here: error_log never shows a control byte of a refused command;
- * under tp_printk, a location word from the inject file that points past
- * the record prints <bad>; the hist trigger of a soft disabled event
- * counts a write whose payload page had to be faulted in.
+ * under tp_printk, a record is printed whole whether or not a filter
+ * made ftrace build it in the per-CPU buffered event, and a location
+ * word from the inject file that points past the record prints <bad>;
+ * the hist trigger of a soft disabled event counts a write whose payload
+ * page had to be faulted in.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -728,6 +730,7 @@ FIXTURE(printk) {
 
 #define INJECT_EVENT	"__records_inject"
 #define INJECT_FIELDS	"__data_loc u8[] d; __data_loc char[] s; u32 n"
+#define BIG_EVENT	"__records_big"
 #define TP_PRINTK_FILE	"/proc/sys/kernel/tracepoint_printk"
 
 FIXTURE_SETUP(printk) {
@@ -736,6 +739,8 @@ FIXTURE_SETUP(printk) {
 	USER_EVENT_FIXTURE_SETUP(self->umount);
 	ue_enable(INJECT_EVENT, 0);
 	ue_cleanup_event(INJECT_EVENT);
+	ue_enable(BIG_EVENT, 0);
+	ue_cleanup_event(BIG_EVENT);
 
 	cmdline = ue_read_file("/proc/cmdline");
 	ASSERT_NE(NULL, cmdline);
@@ -749,9 +754,15 @@ FIXTURE_SETUP(printk) {
 }
 
 FIXTURE_TEARDOWN(printk) {
+	char path[512];
+
 	ue_write_str(TP_PRINTK_FILE, "0", 0);
 	ue_enable(INJECT_EVENT, 0);
 	ue_cleanup_event(INJECT_EVENT);
+	ue_write_str(ue_event_file(path, sizeof(path), BIG_EVENT, "filter"),
+		     "0", 0);
+	ue_enable(BIG_EVENT, 0);
+	ue_cleanup_event(BIG_EVENT);
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
@@ -830,6 +841,79 @@ TEST_F(printk, injected_record_printed_within_bounds)
 		TH_LOG("the string inside the record was not: %s", line);
 	}
 	free(line);
+}
+
+/*
+ * With a filter on the event, ftrace builds the record in the per-CPU
+ * buffered event, whose length word is laid out differently from a ring
+ * buffer event's once the record is over 116 bytes (header included).
+ * Payloads around that size, each with and without a filter that lets
+ * it pass: the last field, at the very end of the record, prints its
+ * value.
+ */
+TEST_F_TIMEOUT(printk, filtered_record_printed_whole, 120)
+{
+	static const unsigned int payloads[] = { 104, 108, 112, 116, 120, 128,
+						 512 };
+	char cmd[128], path[512], want[64], *line;
+	unsigned int i, filtered;
+	int fd, index, word = 0;
+	__u32 last;
+	char *rec;
+
+	fd = open(DATA_FILE, O_RDWR);
+	ASSERT_NE(-1, fd);
+	for (i = 0; i < ARRAY_SIZE(payloads); i++) {
+		/* pad is "p" and NULs; last fills the record's last 4 bytes */
+		snprintf(cmd, sizeof(cmd), "u:" BIG_EVENT " char[%u] pad; u32 last",
+			 payloads[i] - 4);
+		ASSERT_EQ(0, ue_dyn_write(cmd));
+		ASSERT_EQ(0, ue_reg_fd(fd, cmd + 2, &word, 0, sizeof(int), 0,
+				       &index));
+		ASSERT_EQ(0, ue_enable(BIG_EVENT, 1));
+		rec = calloc(1, sizeof(index) + payloads[i]);
+		ASSERT_NE(NULL, rec);
+		memcpy(rec, &index, sizeof(index));
+		rec[sizeof(index)] = 'p';
+
+		for (filtered = 0; filtered < 2; filtered++) {
+			last = 0x5eed0000 + payloads[i] * 2 + filtered;
+			memcpy(rec + sizeof(index) + payloads[i] - 4, &last, 4);
+			ASSERT_EQ(0, ue_write_str(ue_event_file(path,
+								sizeof(path),
+								BIG_EVENT,
+								"filter"),
+						  filtered ? "last != 0" : "0",
+						  0));
+			ASSERT_EQ(0, ue_write_str(TP_PRINTK_FILE, "1", 0));
+			ASSERT_WRITE(sizeof(index) + payloads[i],
+				     write(fd, rec, sizeof(index) + payloads[i]));
+			ASSERT_EQ(0, ue_write_str(TP_PRINTK_FILE, "0", 0));
+
+			line = last_log_line(BIG_EVENT ":");
+			ASSERT_NE(NULL, line) {
+				TH_LOG("tp_printk printed nothing");
+			}
+			snprintf(want, sizeof(want), " last=%u", last);
+			EXPECT_NE(NULL, strstr(line, want)) {
+				TH_LOG("%u-byte payload, %s: \"%s\", want \"%s\"",
+				       payloads[i],
+				       filtered ? "filtered" : "no filter",
+				       line, want);
+			}
+			free(line);
+		}
+		free(rec);
+		ASSERT_EQ(0, ue_enable(BIG_EVENT, 0));
+		ASSERT_EQ(0, ue_write_str(path, "0", 0));
+		ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
+		/* The fd's slot holds the event until the fd is closed */
+		close(fd);
+		fd = open(DATA_FILE, O_RDWR);
+		ASSERT_NE(-1, fd);
+		ASSERT_EQ(0, ue_del(BIG_EVENT));
+	}
+	close(fd);
 }
 
 /*
