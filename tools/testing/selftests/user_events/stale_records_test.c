@@ -1,28 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Records of a removed event that stay reachable by a printer after the
- * removal, in a way that the reset of the buffers "that recorded the
- * event" (the core's clear_trace) did not cover:
+ * Records of removed user events, and the type ids they need.
  *
- * - injected_never_enabled: a record committed through the event's
- *   inject file while the event was never enabled. The removal resets
- *   only the buffers of instances in which the event was enabled
- *   (EVENT_FILE_FL_WAS_ENABLED), so the record stays in the buffer, and
- *   the next event that gets the type id decodes it.
+ * A record is printed by the event that has its type id. A removed
+ * event keeps its id as long as a buffer may still hold a record of it,
+ * so that no event created later, whatever its layout, prints such a
+ * record: the id goes back only once the records are gone (overwritten,
+ * consumed through trace_pipe, the buffer cleared, the instance
+ * deleted). Once the 16-bit id space has wrapped (the KUnit suite
+ * user_events_ids wraps it at boot), a new event gets the lowest free
+ * id, so ids go round quickly.
  *
- * The victim's record holds, in field a, a location word that points at
- * field b, and in b the bytes "OLD": the successor, whose first field is
- * a __data_loc string, decodes them as the string "OLD".
- *
- * Type ids are only reused once the 16-bit id space has wrapped, which
- * the KUnit suite user_events_ids does at boot; without that the
- * successor part is skipped.
+ * Such a removed event counts toward kernel.user_events_max until its
+ * records are gone: at the limit creation fails with EMFILE, and works
+ * again at once when the buffers that held the records are cleared. An
+ * event whose records never reached an ftrace buffer (never enabled in
+ * ftrace, or only in perf) costs nothing once removed.
  */
 #define _GNU_SOURCE
 #include <sys/uio.h>
 
 #include "user_events_selftests.h"
 
+/*
+ * A record injected into an event that was never enabled is a record
+ * all the same: it stays, printed as before, when the event is removed,
+ * and the event keeps its id. The victim's record holds, in field a, a
+ * location word that points at field b, and in b the bytes "OLD": an
+ * event whose first field is a __data_loc string would print "OLD".
+ */
 #define VICTIM		"__stale_rec_victim"
 #define VICTIM_FIELDS	"u32 a; u32 b"
 #define SUCCESSOR	"__stale_rec_successor"
@@ -32,8 +38,6 @@
 #define OLD_TEXT	"OLD"
 
 FIXTURE(stale) {
-	int data_fd;
-	int word;
 	bool umount;
 };
 
@@ -42,7 +46,6 @@ static void stale_cleanup(void)
 	char name[64];
 	int i;
 
-	ue_enable(VICTIM, 0);
 	ue_cleanup_event(VICTIM);
 	ue_cleanup_event(SUCCESSOR);
 	for (i = 0; i < MAX_FILLERS; i++) {
@@ -55,97 +58,19 @@ FIXTURE_SETUP(stale) {
 	USER_EVENT_FIXTURE_SETUP(self->umount);
 	stale_cleanup();
 	ASSERT_EQ(0, ue_clear_trace());
-	self->data_fd = -1;
 }
 
 FIXTURE_TEARDOWN(stale) {
-	if (self->data_fd >= 0) {
-		ue_unreg_fd(self->data_fd, &self->word, 0);
-		close(self->data_fd);
-	}
 	stale_cleanup();
 	ue_clear_trace();
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
-/* Whether the id of a removed event goes to the next event at once */
-static bool ids_reused(void)
+TEST_F_TIMEOUT(stale, injected_record_of_never_enabled_event, 120)
 {
-	int first, again;
-
-	if (ue_dyn_write("u:" FILLER "0 u32 x"))
-		return false;
-	first = ue_event_id(FILLER "0");
-	ue_del(FILLER "0");
-	if (ue_dyn_write("u:" FILLER "0 u32 x"))
-		return false;
-	again = ue_event_id(FILLER "0");
-	ue_del(FILLER "0");
-
-	return first > 0 && again == first;
-}
-
-/* The location word that makes the successor read field b as a string */
-static __u32 victim_loc(void)
-{
-	char path[512];
-	int a_off = ue_format_offset(ue_event_file(path, sizeof(path), VICTIM,
-						"format"), "a", NULL);
-
-	if (a_off < 0)
-		return 0;
-
-	return (sizeof(__u32) << 16) | (a_off + sizeof(__u32));
-}
-
-/*
- * Creates the successor with the type id @id: it gets the lowest free
- * id, so the lower free ones are filled first. Returns its id.
- */
-static int create_successor(int id)
-{
-	char name[64];
-	int got = -1, i;
-
-	for (i = 0; i < MAX_FILLERS; i++) {
-		if (ue_dyn_write("u:" SUCCESSOR " " SUCC_FIELDS))
-			return -1;
-		got = ue_event_id(SUCCESSOR);
-		if (got >= id)
-			break;
-		ue_del(SUCCESSOR);
-		snprintf(name, sizeof(name), "u:" FILLER "%d u32 x", i);
-		if (ue_dyn_write(name))
-			return -1;
-	}
-
-	return got;
-}
-
-/* The first mark of the test found in @text, or NULL */
-static const char *stale_mark(const char *text)
-{
-	static const char * const marks[] = {
-		VICTIM, SUCCESSOR, OLD_TEXT, "Unknown type",
-	};
-	unsigned int i;
-	const char *at;
-
-	for (i = 0; i < ARRAY_SIZE(marks); i++) {
-		at = strstr(text, marks[i]);
-		if (at)
-			return at;
-	}
-
-	return NULL;
-}
-
-TEST_F(stale, injected_record_of_never_enabled_event)
-{
-	char path[512], inject[128], *trace;
-	int victim_id, id;
-	bool reused = ids_reused();
-	const char *mark;
+	char path[512], inject[128], line[128], name[64], *trace;
+	const char *lines[1] = { line };
+	int victim_id, id = -1, a_off, i;
 	__u32 loc, b;
 
 	ASSERT_EQ(0, ue_dyn_write("u:" VICTIM " " VICTIM_FIELDS));
@@ -154,44 +79,329 @@ TEST_F(stale, injected_record_of_never_enabled_event)
 		SKIP(return, "no inject file: CONFIG_TRACE_EVENT_INJECT is off");
 	victim_id = ue_event_id(VICTIM);
 	ASSERT_LT(0, victim_id);
-	loc = victim_loc();
-	ASSERT_NE(0, loc);
+	a_off = ue_format_offset(ue_event_file(path, sizeof(path), VICTIM,
+					       "format"), "a", NULL);
+	ASSERT_LT(0, a_off);
+	loc = (sizeof(__u32) << 16) | (a_off + sizeof(__u32));
 	memcpy(&b, OLD_TEXT, sizeof(b));
 
 	/* Never enabled: the record comes through inject alone */
 	snprintf(inject, sizeof(inject), "a=%u b=%u", loc, b);
-	ASSERT_EQ(0, ue_write_str(path, inject, 0)) {
+	ASSERT_EQ(0, ue_write_str(ue_event_file(path, sizeof(path), VICTIM,
+						"inject"), inject, 0)) {
 		TH_LOG("inject: %s", strerror(errno));
 	}
-	trace = ue_read_file(TRACE_FILE);
-	ASSERT_NE(NULL, trace);
-	ASSERT_NE(NULL, strstr(trace, VICTIM)) {
-		TH_LOG("the injected record is not in the buffer");
-	}
-	free(trace);
+	snprintf(line, sizeof(line), VICTIM ": a=%u b=%u\n", loc, b);
+	ue_assert_shows(_metadata, TRACE_FILE, lines, 1);
 
 	ASSERT_EQ(0, ue_dyn_write("-:" VICTIM " " VICTIM_FIELDS));
 	ASSERT_FALSE(ue_event_exists(VICTIM));
+	ue_assert_shows(_metadata, TRACE_FILE, lines, 1);
 
+	/*
+	 * New events never get the victim's id: the lowest free ids below
+	 * it are filled until the successor's id is above it.
+	 */
+	for (i = 0; i < MAX_FILLERS; i++) {
+		ASSERT_EQ(0, ue_dyn_write("u:" SUCCESSOR " " SUCC_FIELDS));
+		id = ue_event_id(SUCCESSOR);
+		ASSERT_NE(victim_id, id) {
+			TH_LOG("a new event got the id of a removed one whose record remains");
+		}
+		if (id > victim_id)
+			break;
+		ASSERT_EQ(0, ue_del(SUCCESSOR));
+		snprintf(name, sizeof(name), "u:" FILLER "%d u32 x", i);
+		ASSERT_EQ(0, ue_dyn_write(name));
+	}
+	ASSERT_LT(victim_id, id) {
+		TH_LOG("%d free ids below the victim's", MAX_FILLERS);
+	}
+
+	ue_assert_shows(_metadata, TRACE_FILE, lines, 1);
 	trace = ue_read_file(TRACE_FILE);
 	ASSERT_NE(NULL, trace);
-	mark = stale_mark(trace);
-	EXPECT_EQ(NULL, mark) {
-		TH_LOG("after the removal: %.100s", mark);
+	EXPECT_EQ(NULL, strstr(trace, SUCCESSOR)) {
+		TH_LOG("the successor printed a record:\n%s", trace);
 	}
 	free(trace);
+}
 
-	if (!reused)
-		SKIP(return, "event ids are not reused in this boot");
-	id = create_successor(victim_id);
-	ASSERT_EQ(victim_id, id);
-	trace = ue_read_file(TRACE_FILE);
-	ASSERT_NE(NULL, trace);
-	mark = stale_mark(trace);
-	EXPECT_EQ(NULL, mark) {
-		TH_LOG("with the id reused: %.100s", mark);
+/*
+ * The bound: with kernel.user_events_max just above the events that
+ * exist, removed events whose records remain in a buffer fill it, and
+ * creating one more fails with EMFILE; once that buffer is cleared (or
+ * its records are gone another way), creation works at once. Clearing
+ * another buffer does not help.
+ */
+#define BOUND_EVENT	"__stale_bound"
+#define BOUND_NEW	"u:__stale_bound_new u32 x"
+#define BOUND_INSTANCE	INSTANCES_DIR "/__stale_bound"
+#define BOUND_HELD	2
+
+enum bound_buffer {
+	BOUND_TOP,		/* cleared: echo > trace */
+	BOUND_SNAPSHOT,		/* cleared: echo 2 > snapshot */
+	BOUND_INSTANCE_CLEARED,	/* echo > instances/X/trace */
+	BOUND_INSTANCE_REMOVED,	/* rmdir instances/X */
+	BOUND_TRACE_PIPE,	/* the records read from trace_pipe */
+};
+
+FIXTURE(bound) {
+	int old_max;
+	bool umount;
+};
+
+FIXTURE_VARIANT(bound) {
+	enum bound_buffer buffer;
+};
+
+FIXTURE_VARIANT_ADD(bound, top_cleared) {
+	.buffer = BOUND_TOP,
+};
+
+FIXTURE_VARIANT_ADD(bound, snapshot_cleared) {
+	.buffer = BOUND_SNAPSHOT,
+};
+
+FIXTURE_VARIANT_ADD(bound, instance_cleared) {
+	.buffer = BOUND_INSTANCE_CLEARED,
+};
+
+FIXTURE_VARIANT_ADD(bound, instance_removed) {
+	.buffer = BOUND_INSTANCE_REMOVED,
+};
+
+FIXTURE_VARIANT_ADD(bound, trace_pipe_read) {
+	.buffer = BOUND_TRACE_PIPE,
+};
+
+static void bound_cleanup(void)
+{
+	char name[64];
+	int i;
+
+	rmdir(BOUND_INSTANCE);
+	for (i = 0; i < BOUND_HELD; i++) {
+		snprintf(name, sizeof(name), BOUND_EVENT "%d", i);
+		ue_enable(name, 0);
+		ue_cleanup_event(name);
 	}
-	free(trace);
+	ue_cleanup_event(BOUND_EVENT "_new");
+	if (ue_exists(SNAPSHOT_FILE))
+		ue_write_str(SNAPSHOT_FILE, "0", 0);
+}
+
+FIXTURE_SETUP(bound) {
+	self->old_max = -1;
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	bound_cleanup();
+	if (variant->buffer == BOUND_SNAPSHOT && !ue_exists(SNAPSHOT_FILE))
+		SKIP(longjmp(_metadata->env, 1),
+		     "no snapshot file: CONFIG_TRACER_SNAPSHOT is off");
+	ASSERT_EQ(0, ue_clear_trace());
+	ASSERT_EQ(0, mkdir(BOUND_INSTANCE, 0755));
+	self->old_max = ue_read_max();
+	ASSERT_LT(0, self->old_max);
+}
+
+FIXTURE_TEARDOWN(bound) {
+	if (self->old_max > 0)
+		ue_write_max(self->old_max);
+	bound_cleanup();
+	ue_clear_trace();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/*
+ * Creates event @name, records a=@a into trace directory @dir and
+ * removes the event, as a program and a tracer would.
+ */
+static void record_and_remove(struct __test_metadata *_metadata,
+			      const char *name, const char *dir, __u32 a)
+{
+	int fd = open(DATA_FILE, O_RDWR), index, word = 0;
+	struct iovec io[2] = {
+		{ &index, sizeof(index) },
+		{ &a, sizeof(a) },
+	};
+	char cmd[128];
+
+	ASSERT_NE(-1, fd);
+	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
+	ASSERT_EQ(0, ue_reg_fd(fd, cmd, &word, 0, sizeof(int), 0, &index)) {
+		TH_LOG("%s: %s", name, strerror(errno));
+	}
+	ASSERT_EQ(0, ue_dir_enable(dir, name, 1));
+	ASSERT_WRITE(sizeof(index) + sizeof(a), writev(fd, io, 2));
+	ASSERT_EQ(0, ue_dir_enable(dir, name, 0));
+	ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
+	close(fd);
+	ASSERT_TRUE(ue_del_unreferenced(name));
+}
+
+/* Reads trace_pipe until it is empty (or @text is full); false on error */
+static bool drain_trace_pipe(char *text, size_t len)
+{
+	int fd = open(TRACEFS_DIR "/trace_pipe", O_RDONLY | O_NONBLOCK);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, text + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	text[got] = '\0';
+
+	return true;
+}
+
+TEST_F_TIMEOUT(bound, removed_events_with_records_count, 120)
+{
+	bool instance = variant->buffer == BOUND_INSTANCE_CLEARED ||
+			variant->buffer == BOUND_INSTANCE_REMOVED;
+	const char *dir = instance ? BOUND_INSTANCE : TRACEFS_DIR;
+	char name[64], want[BOUND_HELD][96], path[512];
+	static char text[65536];
+	const char *lines[BOUND_HELD];
+	int i;
+
+	ASSERT_EQ(0, ue_write_max(ue_count_event_dirs() + BOUND_HELD));
+	for (i = 0; i < BOUND_HELD; i++) {
+		snprintf(name, sizeof(name), BOUND_EVENT "%d", i);
+		record_and_remove(_metadata, name, dir, 100 + i);
+		snprintf(want[i], sizeof(want[i]), "%s: a=%d\n", name, 100 + i);
+		lines[i] = want[i];
+	}
+	if (variant->buffer == BOUND_SNAPSHOT)
+		ASSERT_EQ(0, ue_write_str(SNAPSHOT_FILE, "1", 0));
+
+	snprintf(path, sizeof(path), "%s",
+		 variant->buffer == BOUND_SNAPSHOT ? SNAPSHOT_FILE :
+		 instance ? BOUND_INSTANCE "/trace" : TRACE_FILE);
+	ue_assert_shows(_metadata, path, lines, BOUND_HELD);
+
+	ASSERT_EQ(EMFILE, ue_dyn_write(BOUND_NEW)) {
+		TH_LOG("removed events whose records remain do not count");
+	}
+	if (variant->buffer != BOUND_TOP &&
+	    variant->buffer != BOUND_TRACE_PIPE) {
+		ASSERT_EQ(0, ue_clear_trace());
+		ASSERT_EQ(EMFILE, ue_dyn_write(BOUND_NEW)) {
+			TH_LOG("clearing the top buffer freed what %s holds",
+			       path);
+		}
+	}
+
+	switch (variant->buffer) {
+	case BOUND_TOP:
+		ASSERT_EQ(0, ue_clear_trace());
+		break;
+	case BOUND_SNAPSHOT:
+		ASSERT_EQ(0, ue_write_str(SNAPSHOT_FILE, "2", 0));
+		break;
+	case BOUND_INSTANCE_CLEARED:
+		ASSERT_EQ(0, ue_write_str(BOUND_INSTANCE "/trace", "",
+					  O_TRUNC));
+		break;
+	case BOUND_INSTANCE_REMOVED:
+		ASSERT_EQ(0, rmdir(BOUND_INSTANCE));
+		break;
+	case BOUND_TRACE_PIPE:
+		ASSERT_TRUE(drain_trace_pipe(text, sizeof(text)));
+		i = ue_text_missing(text, lines, BOUND_HELD);
+		EXPECT_EQ(-1, i) {
+			TH_LOG("trace_pipe gave:\n%s", text);
+		}
+		break;
+	}
+
+	/* At once: the kernel takes back what it can when it needs it */
+	ASSERT_EQ(0, ue_dyn_write(BOUND_NEW)) {
+		TH_LOG("creating an event after the records went: %s",
+		       strerror(errno));
+	}
+	ASSERT_EQ(0, ue_del(BOUND_EVENT "_new"));
+}
+
+/*
+ * Removed events that never had a record in an ftrace buffer cost
+ * nothing: with room for one more event, one after the other is
+ * created and removed, never enabled or recorded only by perf.
+ */
+#define FREE_EVENT	"__stale_free"
+#define FREE_ROUNDS	8
+
+FIXTURE(costless) {
+	int old_max;
+	bool umount;
+};
+
+FIXTURE_SETUP(costless) {
+	self->old_max = -1;
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	ue_cleanup_event(FREE_EVENT);
+	self->old_max = ue_read_max();
+	ASSERT_LT(0, self->old_max);
+	ASSERT_EQ(0, ue_write_max(ue_count_event_dirs() + 1));
+}
+
+FIXTURE_TEARDOWN(costless) {
+	if (self->old_max > 0)
+		ue_write_max(self->old_max);
+	ue_cleanup_event(FREE_EVENT);
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+TEST_F(costless, never_enabled_events_cost_nothing)
+{
+	int i, word = 0;
+
+	for (i = 0; i < FREE_ROUNDS; i++) {
+		ASSERT_EQ(0, ue_reg(FREE_EVENT " u32 a", &word, 0, sizeof(int),
+				    0)) {
+			TH_LOG("round %d: %s", i, strerror(errno));
+		}
+		ASSERT_EQ(0, ue_unreg(&word, 0));
+		ASSERT_TRUE(ue_del_unreferenced(FREE_EVENT));
+
+		ASSERT_EQ(0, ue_dyn_write("u:" FREE_EVENT " u32 a")) {
+			TH_LOG("round %d: dynamic_events", i);
+		}
+		ASSERT_EQ(0, ue_dyn_write("-:" FREE_EVENT " u32 a"));
+	}
+}
+
+TEST_F(costless, perf_only_events_cost_nothing)
+{
+	int i, fd, perf, index, word = 0;
+	__u32 a = 7;
+	struct iovec io[2] = {
+		{ &index, sizeof(index) },
+		{ &a, sizeof(a) },
+	};
+
+	if (!ue_have_perf())
+		SKIP(return, UE_NO_PERF);
+	for (i = 0; i < FREE_ROUNDS; i++) {
+		fd = open(DATA_FILE, O_RDWR);
+		ASSERT_NE(-1, fd);
+		ASSERT_EQ(0, ue_reg_fd(fd, FREE_EVENT " u32 a", &word, 0,
+				       sizeof(int), 0, &index)) {
+			TH_LOG("round %d: %s", i, strerror(errno));
+		}
+		perf = ue_perf_open(ue_event_id(FREE_EVENT));
+		ASSERT_LE(0, perf) {
+			TH_LOG("perf_event_open: %s", strerror(errno));
+		}
+		ASSERT_EQ(1, ue_load(&word));
+		ASSERT_WRITE(sizeof(index) + sizeof(a), writev(fd, io, 2));
+		close(perf);
+		ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
+		close(fd);
+		ASSERT_TRUE(ue_del_unreferenced(FREE_EVENT));
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -1104,4 +1104,89 @@ static inline int ue_release_kept(void)
 	return ue_kept_count();
 }
 
+/*
+ * Trace buffers other than the top one's: an instance is a directory of
+ * INSTANCES_DIR with its own events/, trace and trace_marker files; the
+ * snapshot is a copy of a buffer, taken by writing 1 to its snapshot file
+ * (0 frees it, 2 clears it).
+ */
+#define INSTANCES_DIR	TRACEFS_DIR "/instances"
+#define SNAPSHOT_FILE	TRACEFS_DIR "/snapshot"
+
+/* Path of @file of single-format event @name in trace directory @dir */
+static inline const char *ue_dir_event_file(char *buf, size_t len,
+					    const char *dir, const char *name,
+					    const char *file)
+{
+	snprintf(buf, len, "%s/events/" USER_EVENTS_SYSTEM "/%s/%s", dir, name,
+		 file);
+
+	return buf;
+}
+
+/* Enable (1) or disable (0) event @name in trace directory @dir */
+static inline int ue_dir_enable(const char *dir, const char *name, int on)
+{
+	char path[512];
+
+	return ue_write_str(ue_dir_event_file(path, sizeof(path), dir, name,
+					      "enable"), on ? "1" : "0", 0);
+}
+
+/* Write @text to the trace_marker of trace directory @dir */
+static inline int ue_dir_mark(const char *dir, const char *text)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/trace_marker", dir);
+
+	return ue_write_str(path, text, 0);
+}
+
+/*
+ * Whether @text contains the @n strings of @want one after the other:
+ * -1 when it does, otherwise the index of the first one not found after
+ * those before it.
+ */
+static inline int ue_text_missing(const char *text, const char * const *want,
+				  int n)
+{
+	const char *at = text;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		at = at ? strstr(at, want[i]) : NULL;
+		if (!at)
+			return i;
+		at += strlen(want[i]);
+	}
+
+	return -1;
+}
+
+/*
+ * Fails the test unless file @path shows the @n strings of @want one
+ * after the other; the log names the first one missing and shows the
+ * file.
+ */
+static inline void ue_assert_shows(struct __test_metadata *_metadata,
+				   const char *path, const char * const *want,
+				   int n)
+{
+	char *text = ue_read_file(path);
+	int missing;
+
+	/* As an integer: the harness's cast of a pointer warns with -m32 */
+	ASSERT_NE(0, (uintptr_t)text) {
+		TH_LOG("cannot read %s: %s", path, strerror(errno));
+	}
+	missing = ue_text_missing(text, want, n);
+	ASSERT_EQ(-1, missing) {
+		TH_LOG("%s does not show \"%.*s\"%s; it holds:\n%.4000s", path,
+		       (int)strcspn(want[missing], "\n"), want[missing],
+		       missing ? " after the lines before it" : "", text);
+	}
+	free(text);
+}
+
 #endif /* _USER_EVENTS_SELFTESTS_H */
