@@ -44,7 +44,7 @@ the enable bits and\x20
 ^/\* The status is what is attached to the tracepoint right now \*/\nstatic void user_event_update_status\(struct user_event \*user\)\n\{\n[\s\S]*?^\}\n\n
 ^\tuser_event_update_status\(user\);\n\n
 \(then\x20\*@created,\x20if\x20given,\x20becomes\x20true\),\x20
-,\n\t\t\t\t\x20\x20\x20\x20\x20bool\x20\*created(?=\)\n\{)
+,\x20bool\x20\*created(?=\)\n\{)
 ^\t\t\tif \(!ret && created\)\n\t\t\t\t\*created = true;\n
 (?<=&user), NULL(?=\);)
 (?<=@refcnt: References: )fds, enablers,\x20

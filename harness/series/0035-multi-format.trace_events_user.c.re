@@ -33,7 +33,7 @@ user_event_is_multi\(user\) \? &user->group->multi_class :\x20
 \t\t/\* A multi-format event with other fields is another event \*/\n\t\tif \(multi\)\n\t\t\tcontinue;\n\n
 \t\t\tif \(multi\)\n\t\t\t\tgroup->multi_id\+\+;\n
 (?<=flags, key, out), &err
-\t\t\tif \(ret == -EINVAL\)\n\t\t\t\tuser_event_log_err\(log_cmd, cmd, &err\);\n
+\t\t\tif \(ret == -EINVAL\)\n\t\t\t\tuser_event_log_err\(cmd, &err\);\n
  for single-format events and a new event for multi-format\n \* ones
  &&\n\t    strcmp\(system, USER_EVENTS_MULTI_SYSTEM\)
 ^\tuser_event_class_init\(&init_group\.multi_class, USER_EVENTS_MULTI_SYSTEM\);\n

@@ -2179,11 +2179,10 @@ static bool user_event_word_end(char c)
 /*
  * Logs why a command is refused, under the user_events label. Anybody who
  * may register an event writes to this log, which root reads: it gets the
- * offending word of @log_cmd only, every byte but printable ASCII and the
+ * offending word of @parsed only, every byte but printable ASCII and the
  * backslash escaped, and the caret under the offending byte.
  */
-static void user_event_log_err(const char *log_cmd, const char *parsed,
-			       const struct user_event_err *err)
+static void user_event_log_err(const char *parsed, const struct user_event_err *err)
 {
 	const unsigned int flags = ESCAPE_HEX | ESCAPE_NAP | ESCAPE_APPEND;
 	const char *at = parsed + err->pos, *start = at, *end = at;
@@ -2191,7 +2190,7 @@ static void user_event_log_err(const char *log_cmd, const char *parsed,
 	char *word;
 	int pos;
 
-	while (start > log_cmd && !user_event_word_end(start[-1]))
+	while (start > parsed && !user_event_word_end(start[-1]))
 		start--;
 	while (!user_event_word_end(*end))
 		end++;
@@ -2215,12 +2214,11 @@ static void user_event_log_err(const char *log_cmd, const char *parsed,
  * (then *@created, if given, becomes true), with one reference for the
  * caller. The same name and fields reuse the event. Different fields give
  * -EADDRINUSE for single-format events and a new event for multi-format
- * ones. error_log quotes @log_cmd, which ends with @cmd, for an error.
+ * ones. error_log shows the word it refuses.
  */
 static int user_event_find_or_create(struct user_event_group *group,
-				     const char *cmd, const char *log_cmd,
-				     u16 flags, struct user_event **out,
-				     bool *created)
+				     const char *cmd, u16 flags,
+				     struct user_event **out, bool *created)
 {
 	bool multi = flags & USER_EVENT_REG_MULTI_FORMAT;
 	char name_buf[MAX_EVENT_NAME + 1], *name = name_buf;
@@ -2253,7 +2251,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 
 	ret = user_event_name_check(name, &err);
 	if (ret) {
-		user_event_log_err(log_cmd, cmd, &err);
+		user_event_log_err(cmd, &err);
 		goto out;
 	}
 
@@ -2293,7 +2291,7 @@ static int user_event_find_or_create(struct user_event_group *group,
 		ret = -EADDRINUSE;
 		err.type = USER_EVENT_ERR_FIELDS_DIFFER;
 		err.pos = 0;
-		user_event_log_err(log_cmd, args, &err);
+		user_event_log_err(args, &err);
 		break;
 	}
 
@@ -2303,11 +2301,11 @@ static int user_event_find_or_create(struct user_event_group *group,
 				group->multi_id++;
 			ret = parse_ret;
 			if (ret == -EINVAL)
-				user_event_log_err(log_cmd, args, &err);
+				user_event_log_err(args, &err);
 		} else {
 			ret = user_event_new(group, name, &desc, flags, key, out, &err);
 			if (ret == -EINVAL)
-				user_event_log_err(log_cmd, cmd, &err);
+				user_event_log_err(cmd, &err);
 			if (!ret && created)
 				*created = true;
 		}
@@ -3638,7 +3636,7 @@ static long user_events_reg_locked(struct user_event_file_info *info,
 	long ret;
 	int idx;
 
-	ret = user_event_find_or_create(info->group, cmd, cmd, reg->flags, &user, &created);
+	ret = user_event_find_or_create(info->group, cmd, reg->flags, &user, &created);
 	if (ret)
 		return ret;
 
@@ -3943,8 +3941,7 @@ static int user_event_create(const char *raw_command)
 
 	cmd = skip_spaces(raw_command + strlen(USER_EVENTS_PREFIX));
 
-	ret = user_event_find_or_create(&init_group, cmd, raw_command,
-					USER_EVENT_REG_PERSIST, &user, NULL);
+	ret = user_event_find_or_create(&init_group, cmd, USER_EVENT_REG_PERSIST, &user, NULL);
 	if (!ret)
 		user_event_put(user);
 
