@@ -73,8 +73,8 @@
 #define SETTLE_EVERY	64
 
 #define DEF_SEED	0x6d6f64656cULL
-#define DEF_STEPS	1500
-#define DEF_PROGRAMS	4
+#define DEF_STEPS	800
+#define DEF_PROGRAMS	2
 
 /* ---- random numbers -------------------------------------------------- */
 
@@ -192,6 +192,7 @@ struct mt_proc {
 	bool dontfork;		/* has the MADV_DONTFORK page */
 	pid_t pid;
 	int pidfd;
+	int memfd;		/* its /proc/PID/mem */
 	int fd[MAX_FDS];	/* real fd numbers, -1 */
 	int file[MAX_FDS];	/* model files */
 	int nen;
@@ -333,6 +334,7 @@ struct mt_box {
 };
 
 static struct mt_box *boxes;
+static pid_t boxes_pid[MAX_PROCS];
 
 static long futex(int *uaddr, int op, int val, const struct timespec *ts)
 {
@@ -443,7 +445,7 @@ static void do_reg(struct mt_box *b)
 		b->ret = ioctl(b->fd, DIAG_IOCSREG, a.reg);
 		b->err = errno;
 	}
-	if (b->variant != S_KERNEL)
+	if (b->variant == S_BUF || b->variant == S_RO)
 		b->aux = ((struct user_reg *)a.reg)->write_index;
 }
 
@@ -568,8 +570,9 @@ static bool call(int p, struct mt_box *b)
 		run_box(b);
 		return true;
 	}
+	/* Everything but the counters */
 	if (b != box)
-		memcpy(box, b, sizeof(*b));
+		memcpy(&box->op, &b->op, sizeof(*b) - offsetof(struct mt_box, op));
 	req = __atomic_add_fetch(&box->req, 1, __ATOMIC_ACQ_REL);
 	futex(&box->req, FUTEX_WAKE, 1, NULL);
 	if (b->op == OP_EXIT)
@@ -580,6 +583,26 @@ static bool call(int p, struct mt_box *b)
 		futex(&box->resp, FUTEX_WAIT, box->resp, &ts);
 	}
 	return true;
+}
+
+static bool failf(const char *fmt, ...);
+
+/* A process that did not answer within the bound: what it is doing */
+static bool no_answer(int p)
+{
+	char path[64], *stat, *wchan;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", boxes_pid[p]);
+	stat = ue_read_file(path);
+	snprintf(path, sizeof(path), "/proc/%d/wchan", boxes_pid[p]);
+	wchan = ue_read_file(path);
+	ok = failf("process %d (pid %d) does not answer: req %d resp %d, stat %s, wchan %s",
+		   p, boxes_pid[p], boxes[p].req, boxes[p].resp,
+		   stat ? stat : "(gone)", wchan ? wchan : "?");
+	free(stat);
+	free(wchan);
+	return ok;
 }
 
 /* ---- commands: parsing as the documentation says ----------------------- */
@@ -932,6 +955,26 @@ static bool failf(const char *fmt, ...)
 	return false;
 }
 
+static void failf_more(const char *fmt, ...)
+{
+	va_list ap;
+	size_t len = strlen(why);
+
+	va_start(ap, fmt);
+	vsnprintf(why + len, sizeof(why) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* The bytes of a payload, into the failure report */
+static void dump_failing(const unsigned char *p, int len)
+{
+	int i;
+
+	failf_more("\n  payload:");
+	for (i = 0; i < len && i < 256; i++)
+		failf_more(" %02x", p[i]);
+}
+
 static const char *err_name(int err)
 {
 	static char buf[16];
@@ -968,11 +1011,14 @@ static void want(struct expect *x, int err)
 		x->err[x->n++] = err;
 }
 
+static bool last_ok;
+
 static bool check_ret(const char *what, struct expect *x, long ret, int err)
 {
 	int got = ret < 0 ? err : 0, i;
 	char list[64] = "";
 
+	last_ok = !got;
 	for (i = 0; i < x->n; i++)
 		if (x->err[i] == got)
 			return true;
@@ -1129,6 +1175,7 @@ static bool check_trace(int b)
 	if (strcmp(got_buf, want_buf))
 		return failf("%s differs:\n--- kernel\n%s--- model\n%s",
 			     names[b], got_buf, want_buf);
+	st_recs += m.buf[b].n;
 	return true;
 }
 
@@ -1215,8 +1262,6 @@ static __u64 model_word(struct mt_proc *p, int area, int w)
 
 static bool read_words(struct mt_proc *p, int area, __u64 *w)
 {
-	struct iovec local = { w, NR_WORDS * 8 };
-	struct iovec remote = { word_addr(area, 0, 0), NR_WORDS * 8 };
 	int i;
 
 	if (p == &m.proc[0]) {
@@ -1225,8 +1270,8 @@ static bool read_words(struct mt_proc *p, int area, __u64 *w)
 					       __ATOMIC_RELAXED);
 		return true;
 	}
-	return process_vm_readv(p->pid, &local, 1, &remote, 1, 0) ==
-	       NR_WORDS * 8;
+	return pread(p->memfd, w, NR_WORDS * 8,
+		     (unsigned long)word_addr(area, 0, 0)) == NR_WORDS * 8;
 }
 
 static bool check_words(int pi, int wait_ms)
@@ -1749,7 +1794,7 @@ static bool step_reg(const struct mt_step *s)
 	struct mt_file *f;
 	struct parsed ps;
 	struct expect x = {0};
-	int err, e = -1, fi, idx;
+	int err, e = -1, fi, idx, caret = -1;
 	bool multi = s->flags & USER_EVENT_REG_MULTI_FORMAT;
 	bool persist = s->flags & USER_EVENT_REG_PERSIST;
 	bool create = false;
@@ -1782,17 +1827,19 @@ static bool step_reg(const struct mt_step *s)
 	} else if (ps.v == V_EINVAL && !(!multi && find_live(ps.name, false, NULL) >= 0 &&
 					 ps.name[0])) {
 		err = EINVAL;
+		caret = ps.caret;
 	} else {
 		e = find_live(ps.name, multi, multi ? ps.sig.canon : NULL);
 		if (!multi && e >= 0 &&
 		    (ps.v != V_OK || strcmp(m.ev[e].sig.canon, ps.sig.canon))) {
 			err = EADDRINUSE;
-			ps.caret = strcspn(s->cmd, " \t") + 1;
-			if (!s->cmd[ps.caret - 1])
-				ps.caret = -1;
+			caret = strcspn(s->cmd, " \t") + 1;
+			if (!s->cmd[caret - 1])
+				caret = -1;
 			e = -1;
 		} else if (ps.v == V_EINVAL) {
 			err = EINVAL;
+			caret = ps.caret;
 		} else if (e < 0 && m.max_events &&
 			   sys.base_active + live_count() >= m.max_events) {
 			err = EMFILE;
@@ -1822,12 +1869,11 @@ static bool step_reg(const struct mt_step *s)
 		want(&x, ENOSPC);
 	}
 	if (!call(s->proc, &req))
-		return failf("process %d does not answer", s->proc);
+		return no_answer(s->proc);
 	if (!check_ret("DIAG_IOCSREG", &x, b->ret, b->err))
 		return false;
 	if (b->ret)
-		return err != EINVAL && err != EADDRINUSE ? true :
-		       check_caret(s->cmd, ps.caret);
+		return b->err == ENOSPC || check_caret(s->cmd, caret);
 	/* Success: an unknown verdict is learned */
 	if (err == -1) {
 		e = find_live(ps.name, multi, multi ? ps.sig.canon : NULL);
@@ -1901,7 +1947,7 @@ static bool step_unreg(const struct mt_step *s)
 				err = 0;
 	want(&x, err);
 	if (!call(s->proc, &req))
-		return failf("process %d does not answer", s->proc);
+		return no_answer(s->proc);
 	if (!check_ret("DIAG_IOCSUNREG", &x, b->ret, b->err))
 		return false;
 	for (i = 0; !err && i < p->nen; i++) {
@@ -1951,7 +1997,7 @@ static bool step_del(const struct mt_step *s)
 			want(&x, 0);
 	}
 	if (!call(s->proc, &req))
-		return failf("process %d does not answer", s->proc);
+		return no_answer(s->proc);
 	if (!check_ret("DIAG_IOCSDEL", &x, b->ret, b->err))
 		return false;
 	if (x.err[0] != 0 && x.err[0] != EBUSY)
@@ -2061,6 +2107,7 @@ static bool step_write(const struct mt_step *s)
 	struct mt_file *f;
 	struct expect x = {0};
 	int e = -1, len = 0, verr = 0, err, limit = 0, cut;
+	char what[400];
 	bool ft, perf;
 
 	if (p->fd[s->fd] < 0)
@@ -2115,6 +2162,8 @@ static bool step_write(const struct mt_step *s)
 		err = E2BIG;
 	else if (req.iohole[1])
 		err = EFAULT;
+	else if (!ft && s->proc)
+		err = 0;	/* perf records the main process only */
 	else
 		err = verr;
 	want(&x, err);
@@ -2122,9 +2171,15 @@ static bool step_write(const struct mt_step *s)
 	if (perf && s->proc && !err && len > sys.lim.perf)
 		want(&x, E2BIG);
 	if (!call(s->proc, &req))
-		return failf("process %d does not answer", s->proc);
-	if (!check_ret("writev", &x, b->ret, b->err))
+		return no_answer(s->proc);
+	snprintf(what, sizeof(what), "writev(index %d of %s, payload %d bytes, variant %d)",
+		 s->index, e >= 0 ? m.ev[e].tp : "-", len, s->variant);
+	if (!check_ret(what, &x, b->ret, b->err)) {
+		if (e >= 0)
+			failf_more(" [%s]", m.ev[e].sig.canon);
+		dump_failing(req.data + 4, len);
 		return false;
+	}
 	if (b->ret < 0)
 		return true;
 	if (b->ret != len + 4)
@@ -2175,7 +2230,7 @@ static bool step_open(const struct mt_step *s)
 	box_init(&req, OP_OPEN, -1);
 	req.flags = s->flags;
 	if (!call(s->proc, &req))
-		return failf("process %d does not answer", s->proc);
+		return no_answer(s->proc);
 	if (b->ret < 0)
 		return failf("open of %s: %s", DATA_FILE, strerror(b->err));
 	memset(&m.file[fi], 0, sizeof(m.file[fi]));
@@ -2196,7 +2251,7 @@ static bool step_close(const struct mt_step *s)
 		return true;
 	box_init(&req, OP_CLOSE, p->fd[s->fd]);
 	if (!call(s->proc, &req))
-		return failf("process %d does not answer", s->proc);
+		return no_answer(s->proc);
 	if (b->ret)
 		return failf("close: %s", strerror(b->err));
 	drop_handle(p, s->fd);
@@ -2207,6 +2262,7 @@ static bool step_fork(const struct mt_step *s)
 {
 	struct mt_proc *p = &m.proc[s->proc], *c;
 	struct mt_box *b = result_box(s->proc);
+	char path[64];
 	int ci, i;
 
 	for (ci = 1; ci < MAX_PROCS && m.proc[ci].alive; ci++)
@@ -2219,13 +2275,18 @@ static bool step_fork(const struct mt_step *s)
 	req.flags = p->dontfork;
 	boxes[ci].req = boxes[ci].resp = 0;
 	if (!call(s->proc, &req))
-		return failf("process %d does not answer", s->proc);
+		return no_answer(s->proc);
 	if (b->ret <= 0)
 		return failf("fork: %s", strerror(b->err));
 	memset(c, 0, sizeof(*c));
 	c->alive = true;
 	c->pid = b->ret;
+	boxes_pid[ci] = c->pid;
 	c->pidfd = syscall(SYS_pidfd_open, c->pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/mem", c->pid);
+	c->memfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->pidfd < 0 || c->memfd < 0)
+		return failf("pidfd or %s: %s", path, strerror(errno));
 	for (i = 0; i < MAX_FDS; i++) {
 		c->fd[i] = p->fd[i];
 		c->file[i] = p->file[i];
@@ -2247,6 +2308,9 @@ static bool wait_gone(struct mt_proc *p)
 	if (poll(&pfd, 1, 20000) != 1)
 		return failf("process %d did not end", p->pid);
 	close(p->pidfd);
+	if (p->memfd >= 0)
+		close(p->memfd);
+	p->memfd = -1;
 	return true;
 }
 
@@ -2260,12 +2324,14 @@ static bool step_exec(const struct mt_step *s)
 		return true;
 	box_init(&req, OP_EXEC, -1);
 	if (!call(s->proc, &req))
-		return failf("process %d does not answer", s->proc);
+		return no_answer(s->proc);
 	if (poll(&pfd, 1, 20000) != 1 || read(sys.notify[0], &c, 1) != 1)
 		return failf("the exec'd image of process %d does not report",
 			     s->proc);
 	p->execed = true;
 	p->nen = 0;
+	close(p->memfd);
+	p->memfd = -1;
 	return true;
 }
 
@@ -2299,7 +2365,6 @@ static bool step_dyn(const struct mt_step *s)
 	const char *cmd = s->cmd, *name;
 	struct parsed ps;
 	int e, err, skip, ret, match = -1, busy = 0;
-	bool multi_sys = false, any_sys = true;
 
 	write_file(ERROR_LOG, "", O_TRUNC);
 	if (!strncmp(cmd, "u:", 2)) {
@@ -2345,19 +2410,15 @@ static bool step_dyn(const struct mt_step *s)
 	/* -:[SYSTEM/]NAME FIELDS or !u:NAME FIELDS */
 	skip = cmd[0] == '!' ? 3 : 2;
 	name = cmd + skip;
-	if (!strncmp(name, USER_EVENTS_MULTI_SYSTEM "/", 18)) {
-		multi_sys = true;
-		any_sys = false;
+	/* Either system, whichever the event's own is */
+	if (!strncmp(name, USER_EVENTS_MULTI_SYSTEM "/", 18))
 		name += 18;
-	} else if (!strncmp(name, USER_EVENTS_SYSTEM "/", 12)) {
-		any_sys = false;
+	else if (!strncmp(name, USER_EVENTS_SYSTEM "/", 12))
 		name += 12;
-	}
 	parse_cmd(name, 0, &ps);
 	for (e = 0; ps.v == V_OK && e < m.nev; e++) {
 		if (!m.ev[e].live || strcmp(m.ev[e].name, ps.name) ||
-		    strcmp(m.ev[e].sig.canon, ps.sig.canon) ||
-		    (!any_sys && m.ev[e].multi != multi_sys))
+		    strcmp(m.ev[e].sig.canon, ps.sig.canon))
 			continue;
 		if (match >= 0)
 			return true;	/* both systems: which first is not said */
@@ -2537,6 +2598,9 @@ static bool step_stale(const struct mt_step *s)
 	return true;
 }
 
+/* What the programs did: steps per operation, those that succeeded */
+static unsigned long st_runs[NR_OPS], st_ok[NR_OPS], st_recs;
+
 static bool run_step(const struct mt_step *s)
 {
 	bool ok;
@@ -2544,6 +2608,7 @@ static bool run_step(const struct mt_step *s)
 	if (s->proc >= MAX_PROCS || !m.proc[s->proc].alive ||
 	    (m.proc[s->proc].execed && s->op != OP_EXIT))
 		return true;
+	last_ok = true;
 	switch (s->op) {
 	case OP_REG: ok = step_reg(s); break;
 	case OP_UNREG: ok = step_unreg(s); break;
@@ -2567,6 +2632,8 @@ static bool run_step(const struct mt_step *s)
 	}
 	if (!ok)
 		return false;
+	st_runs[s->op]++;
+	st_ok[s->op] += last_ok;
 	/* Unreferenced events go; the buffers follow the switch above */
 	if (update_dying() && !MT_REMOVAL_KEEPS_RECORDS) {
 		if (!settle())
@@ -3058,7 +3125,15 @@ static void print_step(FILE *out, int i, const struct mt_step *s)
  * Shrink a failing program: drop chunks of steps, halving the chunk,
  * while the rest still fails; at most @budget_ms.
  */
-static int shrink(struct mt_step *steps, int n, long budget_ms)
+static bool same_failure(const char *first)
+{
+	size_t len = strcspn(first, ":(");
+
+	return !strncmp(why, first, len) && (why[len] == ':' || why[len] == '(');
+}
+
+static int shrink(struct mt_step *steps, int n, long budget_ms,
+		  const char *first)
 {
 	long end = ue_now_ms() + budget_ms;
 	struct mt_step *tmp = calloc(n, sizeof(*tmp));
@@ -3071,7 +3146,7 @@ static int shrink(struct mt_step *steps, int n, long budget_ms)
 			       (n - i - chunk) * sizeof(*tmp));
 			runs++;
 			f = run_steps(tmp, n - chunk, true);
-			if (f >= 0) {
+			if (f >= 0 && same_failure(first)) {
 				n = f + 1;
 				memcpy(steps, tmp, n * sizeof(*tmp));
 				if (i > n - chunk)
@@ -3221,7 +3296,9 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 			TH_LOG("program %ld (seed 0x%llx) fails at step %d: %s",
 			       prog, (unsigned long long)(args.seed + prog), f,
 			       first);
-			n = shrink(steps, f + 1, 300000);
+			fprintf(stderr, "# the failing step: ");
+			print_step(stderr, f, &steps[f]);
+			n = shrink(steps, f + 1, 300000, first);
 			f = run_steps(steps, n, false);
 			fprintf(stderr, "# the minimal program (%d steps), as C; it fails at step %d:\n",
 				n, f);
@@ -3236,6 +3313,11 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 	}
 	TH_LOG("%ld programs, %ld steps in %ld s", prog, total,
 	       (ue_now_ms() - start) / 1000);
+	for (i = 0; i < NR_OPS; i++)
+		TH_LOG("%-13s %6lu steps, %6lu succeeded", op_names[i],
+		       st_runs[i], st_ok[i]);
+	TH_LOG("records compared in the trace buffers (once per step each): %lu",
+	       st_recs);
 	free(steps);
 }
 
