@@ -1012,6 +1012,7 @@ static void want(struct expect *x, int err)
 }
 
 static bool last_ok;
+static unsigned long st_recs;
 
 static bool check_ret(const char *what, struct expect *x, long ret, int err)
 {
@@ -2599,7 +2600,7 @@ static bool step_stale(const struct mt_step *s)
 }
 
 /* What the programs did: steps per operation, those that succeeded */
-static unsigned long st_runs[NR_OPS], st_ok[NR_OPS], st_recs;
+static unsigned long st_runs[NR_OPS], st_ok[NR_OPS];
 
 static bool run_step(const struct mt_step *s)
 {
