@@ -24,13 +24,18 @@
  * printed as C.
  *
  *   model_test [--seed N] [--steps N] [--programs N] [--seconds N]
+ *              [--shrink-seconds N]
  *
- * or UE_MODEL_SEED, UE_MODEL_STEPS, UE_MODEL_PROGRAMS, UE_MODEL_SECONDS
- * in the environment (a guest gets them from the kernel command line).
- * Program i runs with seed SEED + i. With --seconds the run stops after
- * the program that passes that time (at most --programs programs).
+ * or UE_MODEL_SEED, UE_MODEL_STEPS, UE_MODEL_PROGRAMS, UE_MODEL_SECONDS,
+ * UE_MODEL_SHRINK_SECONDS in the environment (a guest gets them from the
+ * kernel command line). Program i runs with seed SEED + i. With
+ * --seconds the run stops after the program that passes that time (at
+ * most --programs programs). Shrinking stops after --shrink-seconds
+ * (300; 0: the failing program is printed as it is).
  */
 #define _GNU_SOURCE
+/* 32-bit builds too: /proc/PID/mem is read at addresses above 2 GiB */
+#define _FILE_OFFSET_BITS 64
 #include <ctype.h>
 #include <poll.h>
 #include <pthread.h>
@@ -539,7 +544,7 @@ static void serve(int slot)
 {
 	struct mt_box *b = &boxes[slot];
 	struct timespec ts = { 1, 0 };
-	int seen = __atomic_load_n(&b->req, __ATOMIC_ACQUIRE);
+	int seen = 0;	/* the main process set both counters to 0 */
 
 	for (;;) {
 		int req = __atomic_load_n(&b->req, __ATOMIC_ACQUIRE);
@@ -3171,7 +3176,7 @@ static long opt(const char *env, long def)
 
 static struct {
 	__u64 seed;
-	long steps, programs, seconds;
+	long steps, programs, seconds, shrink;
 } args;
 
 /* ---- the test ------------------------------------------------------------------ */
@@ -3299,7 +3304,7 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 			       first);
 			fprintf(stderr, "# the failing step: ");
 			print_step(stderr, f, &steps[f]);
-			n = shrink(steps, f + 1, 300000, first);
+			n = shrink(steps, f + 1, args.shrink * 1000, first);
 			f = run_steps(steps, n, false);
 			fprintf(stderr, "# the minimal program (%d steps), as C; it fails at step %d:\n",
 				n, f);
@@ -3338,6 +3343,7 @@ int main(int argc, char **argv)
 	args.steps = opt("UE_MODEL_STEPS", DEF_STEPS);
 	args.programs = opt("UE_MODEL_PROGRAMS", DEF_PROGRAMS);
 	args.seconds = opt("UE_MODEL_SECONDS", 0);
+	args.shrink = opt("UE_MODEL_SHRINK_SECONDS", 300);
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--seed"))
 			args.seed = strtoull(argv[i + 1], NULL, 0);
@@ -3347,6 +3353,8 @@ int main(int argc, char **argv)
 			args.programs = strtol(argv[i + 1], NULL, 0);
 		else if (!strcmp(argv[i], "--seconds"))
 			args.seconds = strtol(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--shrink-seconds"))
+			args.shrink = strtol(argv[i + 1], NULL, 0);
 		else
 			break;
 	}
