@@ -1863,6 +1863,8 @@ static bool step_reg(const struct mt_step *s)
 		want(&x, 0);
 		want(&x, EINVAL);
 		want(&x, EADDRINUSE);
+		if (m.max_events && sys.base_active + live_count() >= m.max_events)
+			want(&x, EMFILE);
 	} else {
 		want(&x, err);
 	}
@@ -2397,6 +2399,9 @@ static bool step_dyn(const struct mt_step *s)
 			want(&x, 0);
 			want(&x, EINVAL);
 			want(&x, EADDRINUSE);
+			if (m.max_events &&
+			    sys.base_active + live_count() >= m.max_events)
+				want(&x, EMFILE);
 		} else {
 			want(&x, err);
 		}
@@ -2702,9 +2707,15 @@ static char *gen_cmd(bool dyn_ok)
 	pool_name(cmd, k);
 	if (r < 6) {
 		/* An odd or long name */
-		if (rn(3))
-			snprintf(cmd, CMD_MAX, "%s%s", rn(2) ? MT_PREFIX : "",
-				 odd_names[rn(ARRAY_SIZE(odd_names))]);
+		if (rn(3)) {
+			const char *odd = odd_names[rn(ARRAY_SIZE(odd_names))];
+			bool high;
+
+			/* Only ours: a name that may be valid gets the prefix */
+			snprintf(cmd, CMD_MAX, "%s%s",
+				 rn(2) || name_valid(odd, &high) ? MT_PREFIX : "",
+				 odd);
+		}
 		else {
 			memset(cmd, 'n', 256);
 			memcpy(cmd, MT_PREFIX, 4);
