@@ -129,6 +129,11 @@ static const char * const bad_types[] = {
 	"u33", "void", "int*", "U32", "unsigned", "struct",
 };
 
+static const char * const bad_sizes[] = {
+	"0", "2147483648", "4294967296", "99999999999", "-1", "0x10", "8a",
+	"", "65536",
+};
+
 static const char * const field_names[] = {
 	"a", "b", "c", "count", "x1", "_", "data", "__n",
 };
@@ -2387,8 +2392,10 @@ static bool step_dyn(const struct mt_step *s)
 			err = ps.v == V_OK && !strcmp(m.ev[e].sig.canon,
 						      ps.sig.canon) ?
 			      0 : EADDRINUSE;
+			/* Under the field list, or the end without one */
 			if (err)
-				ps.caret = skip + strlen(ps.name) + 1;
+				ps.caret = skip + strlen(ps.name) +
+					   !!cmd[skip + strlen(ps.name)];
 		} else if (m.max_events &&
 			   sys.base_active + live_count() >= m.max_events) {
 			err = EMFILE;
@@ -2591,7 +2598,7 @@ static bool step_snapshot(const struct mt_step *s)
 static bool step_stale(const struct mt_step *s)
 {
 	static const char * const files[] = {
-		"enable", "filter", "trigger", "format", "id",
+		"enable", "filter", "trigger", "format", "id", "hist",
 	};
 	struct mt_stale *st;
 	char path[600];
@@ -2603,8 +2610,11 @@ static bool step_stale(const struct mt_step *s)
 	st->ev = s->ev;
 	ev_path(path, sizeof(path), s->ev, files[st->file]);
 	st->fd = open(path, (st->file < 3 ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	if (st->fd < 0)
+	/* hist: only with CONFIG_HIST_TRIGGERS */
+	if (st->fd < 0 && !(errno == ENOENT && st->file == 5))
 		return failf("open %s: %s", path, strerror(errno));
+	if (st->fd < 0)
+		return true;
 	m.nstale++;
 	return true;
 }
@@ -2732,7 +2742,12 @@ static char *gen_cmd(bool dyn_ok)
 		strcat(cmd, i ? (rn(2) ? ";" : rn(2) ? "; " : " ;\t") : ws());
 		if (r >= 88 && r < 96 && !rn(sig->nf)) {
 			/* A field the parser refuses */
-			switch (rn(3)) {
+			switch (rn(4)) {
+			case 3:
+				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
+					 "struct s1 %s %s", f->name,
+					 bad_sizes[rn(ARRAY_SIZE(bad_sizes))]);
+				break;
 			case 0:
 				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
 					 "%s %s", bad_types[rn(ARRAY_SIZE(bad_types))],
@@ -2939,7 +2954,7 @@ static void gen_step(struct mt_step *s)
 		s->op = OP_SNAP;
 	} else if (r < 990) {
 		s->op = OP_STALE;
-		s->index = rn(5);
+		s->index = rn(6);
 	} else if (sys.trunc) {
 		s->op = OP_TRUNC;
 	} else {
@@ -2951,15 +2966,66 @@ static void gen_step(struct mt_step *s)
 
 /* ---- programs: run, reset, shrink, print ------------------------------------ */
 
+/*
+ * Kill every process below this one, known to the model or not (a step
+ * that failed half way may leave one), and wait until each is gone.
+ */
+static void kill_descendants(void)
+{
+	pid_t pids[256], ppids[256];
+	int n = 0, i, j, fd;
+	bool mine[256] = { false }, more = true;
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+
+	while (dir && (d = readdir(dir)) && n < 256) {
+		char path[300], *stat, *at;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		stat = ue_read_file(path);
+		at = stat ? strrchr(stat, ')') : NULL;
+		if (at && sscanf(at, ") %*c %d", &ppids[n]) == 1)
+			pids[n++] = atoi(d->d_name);
+		free(stat);
+	}
+	if (dir)
+		closedir(dir);
+	while (more) {
+		more = false;
+		for (i = 0; i < n; i++)
+			for (j = 0; !mine[i] && j < n; j++)
+				if (ppids[i] == main_pid ||
+				    (mine[j] && ppids[i] == pids[j]))
+					mine[i] = more = true;
+	}
+	for (i = 0; i < n; i++) {
+		struct pollfd pfd = { -1, POLLIN, 0 };
+
+		if (!mine[i])
+			continue;
+		fd = syscall(SYS_pidfd_open, pids[i], 0);
+		kill(pids[i], SIGKILL);
+		pfd.fd = fd;
+		if (fd >= 0) {
+			poll(&pfd, 1, 20000);
+			close(fd);
+		}
+	}
+}
+
 static void reset_kernel(void)
 {
 	int p, e, i;
 
+	kill_descendants();
 	for (p = 1; p < MAX_PROCS; p++) {
 		if (!m.proc[p].alive)
 			continue;
-		kill(m.proc[p].pid, SIGKILL);
-		wait_gone(&m.proc[p]);
+		close(m.proc[p].pidfd);
+		if (m.proc[p].memfd >= 0)
+			close(m.proc[p].memfd);
 	}
 	for (i = 0; i < MAX_FDS; i++)
 		if (m.proc[0].fd[i] >= 0)
