@@ -705,7 +705,7 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		memcpy(num, t[tt + 1].s, t[tt + 1].len < 15 ? t[tt + 1].len : 15);
 		num[t[tt + 1].len < 15 ? t[tt + 1].len : 15] = '\0';
 		if (t[tt + 1].len >= 15 || !parse_num(num, 10, &v) || !v ||
-		    v >= 0x80000000ULL) {
+		    v >= 0x80000000ULL || v > (unsigned long long)sys.lim.max_static) {
 			*caret = t[tt + 1].at;
 			return false;
 		}
@@ -737,6 +737,9 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		for (i = 0; i < (int)ARRAY_SIZE(int_types); i++)
 			if (!strcmp(f->type, int_types[i].type))
 				break;
+		/* Which word of "unsigned X" is refused is not said */
+		if (i == (int)ARRAY_SIZE(int_types) && tt > 1)
+			*caret = -1;
 		if (i == (int)ARRAY_SIZE(int_types))
 			return false;
 		f->kind = K_INT;
@@ -815,6 +818,11 @@ static bool parse_fields(const char *args, int at, struct parsed *p)
 			}
 		p->sig.f[p->sig.nf].offset = total;
 		total += p->sig.f[p->sig.nf].size;
+		/* Where a sum over the bound is refused is not said */
+		if (total > sys.lim.max_static) {
+			p->caret = -1;
+			return false;
+		}
 		canon_add(&p->sig, &p->sig.f[p->sig.nf]);
 		p->sig.nf++;
 	}
