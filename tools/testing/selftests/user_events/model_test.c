@@ -539,7 +539,7 @@ static void run_box(struct mt_box *b)
 		_exit(0);
 	default:
 		b->ret = -1;
-		b->err = ENOSYS;
+		b->err = EINVAL;
 		break;
 	}
 }
@@ -693,7 +693,7 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 	memcpy(f->name, t[tt].s, t[tt].len);
 	rest = n - tt - 1;
 	f->is_signed = f->type[0] != 'u';
-	f->str = strstr(f->type, "char") != NULL;
+	f->str = !!strstr(f->type, "char");
 	br = strchr(f->type, '[');
 
 	if (!strncmp(f->type, "struct ", 7)) {
@@ -732,7 +732,8 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		num[end - br] = '\0';
 		if (!parse_num(num, 0, &v) || !v || v > 1024)
 			return false;
-		f->size = f->len = v;
+		f->size = v;
+		f->len = v;
 	} else {
 		for (i = 0; i < (int)ARRAY_SIZE(int_types); i++)
 			if (!strcmp(f->type, int_types[i].type))
@@ -995,24 +996,22 @@ static void dump_failing(const unsigned char *p, int len)
 
 static const char *err_name(int err)
 {
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		{ 0, "success" }, { EINVAL, "EINVAL" }, { EFAULT, "EFAULT" },
+		{ E2BIG, "E2BIG" }, { EBADF, "EBADF" }, { ENOENT, "ENOENT" },
+		{ EBUSY, "EBUSY" }, { EPERM, "EPERM" }, { EMFILE, "EMFILE" },
+		{ ENOSPC, "ENOSPC" }, { EADDRINUSE, "EADDRINUSE" },
+		{ ENOMEM, "ENOMEM" }, { ENODEV, "ENODEV" }, { EEXIST, "EEXIST" },
+	};
 	static char buf[16];
+	unsigned int i;
 
-	switch (err) {
-	case 0: return "success";
-	case EINVAL: return "EINVAL";
-	case EFAULT: return "EFAULT";
-	case E2BIG: return "E2BIG";
-	case EBADF: return "EBADF";
-	case ENOENT: return "ENOENT";
-	case EBUSY: return "EBUSY";
-	case EPERM: return "EPERM";
-	case EMFILE: return "EMFILE";
-	case ENOSPC: return "ENOSPC";
-	case EADDRINUSE: return "EADDRINUSE";
-	case ENOMEM: return "ENOMEM";
-	case ENODEV: return "ENODEV";
-	case EEXIST: return "EEXIST";
-	}
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].err == err)
+			return names[i].name;
 	snprintf(buf, sizeof(buf), "errno %d", err);
 	return buf;
 }
@@ -1059,7 +1058,7 @@ static bool read_into(const char *path, char **text)
 {
 	free(*text);
 	*text = ue_read_file(path);
-	return *text != NULL;
+	return !!*text;
 }
 
 static void clear_buffers(void)
@@ -1316,7 +1315,7 @@ static bool check_words(int pi, int wait_ms)
 				ue_sleep_ms(2);
 				continue;
 			}
-			return failf("process %d, area %d, word %d: the kernel left 0x%llx, the model 0x%llx",
+			return failf("process %d, area %d, word %d: kernel 0x%llx, model 0x%llx",
 				     pi, a, i, (unsigned long long)w[i],
 				     (unsigned long long)model_word(p, a, i));
 		}
@@ -1697,34 +1696,34 @@ static void reg_struct(const struct mt_step *s, struct mt_box *b)
 	b->variant = s->variant >= 16 ? s->variant - 16 : S_BUF;
 }
 
-/* The struct checks of DIAG_IOCSREG, before the command is read */
+/* The struct checks of DIAG_IOCSREG, before the command is read: -errno */
 static int reg_struct_err(const struct mt_step *s, struct mt_box *b,
 			  struct mt_proc *p)
 {
 	int i;
 
 	if (b->variant == S_KERNEL || b->variant == S_TAIL)
-		return EFAULT;
+		return -EFAULT;
 	if (b->rsize > sys.page)
-		return E2BIG;
+		return -E2BIG;
 	if (b->rsize < 28)
-		return EINVAL;
+		return -EINVAL;
 	if (b->tail && b->rsize > 28)
-		return E2BIG;
+		return -E2BIG;
 	if (s->flags & ~3)
-		return EINVAL;
+		return -EINVAL;
 	if (s->size != 4 && !(s->size == 8 && sys.kernel64))
-		return EINVAL;
+		return -EINVAL;
 	if (s->area != NR_AREAS && (s->off % s->size))
-		return EINVAL;
+		return -EINVAL;
 	if (s->bit >= s->size * 8)
-		return EINVAL;
+		return -EINVAL;
 	if (s->area == NR_AREAS)
-		return EFAULT;
+		return -EFAULT;
 	for (i = 0; i < p->nen; i++)
 		if (p->en[i].area == s->area && p->en[i].word == s->word &&
 		    p->en[i].off == s->off && p->en[i].bit == s->bit)
-			return EADDRINUSE;
+			return -EADDRINUSE;
 	return 0;
 }
 
@@ -1835,8 +1834,8 @@ static bool step_reg(const struct mt_step *s)
 	parse_cmd(s->cmd, 0, &ps);
 	if (f->rdonly) {
 		err = EBADF;
-	} else if ((err = reg_struct_err(s, &req, p))) {
-		;
+	} else if (reg_struct_err(s, &req, p)) {
+		err = -reg_struct_err(s, &req, p);
 	} else if (req.name_at != AT_CMD && req.name_at != AT_RO) {
 		err = req.name_at == AT_NONUL ? EFAULT : EFAULT;
 	} else if (req.name_at == AT_RO || strlen(s->cmd) >= 512) {
@@ -2036,8 +2035,10 @@ static bool step_del(const struct mt_step *s)
 }
 
 /* A record's payload for event @e: valid, or broken as @variant says */
-enum { PL_OK, PL_SHORT, PL_LOC_OUT, PL_NO_NUL, PL_BIG, PL_PAYLOAD_HOLE,
-       PL_INDEX_HOLE, PL_EXTRA, NR_PL };
+enum {
+	PL_OK, PL_SHORT, PL_LOC_OUT, PL_NO_NUL, PL_BIG, PL_PAYLOAD_HOLE,
+	PL_INDEX_HOLE, PL_EXTRA, NR_PL
+};
 
 static int gen_payload(int e, int variant, unsigned char *p, __u64 seed,
 		       int *expect)
@@ -2294,7 +2295,8 @@ static bool step_fork(const struct mt_step *s)
 	box_init(&req, OP_FORK, -1);
 	req.slot = ci;
 	req.flags = p->dontfork;
-	boxes[ci].req = boxes[ci].resp = 0;
+	boxes[ci].req = 0;
+	boxes[ci].resp = 0;
 	if (!call(s->proc, &req))
 		return no_answer(s->proc);
 	if (b->ret <= 0)
@@ -2627,6 +2629,17 @@ static bool step_stale(const struct mt_step *s)
 	return true;
 }
 
+static bool (* const step_runs[NR_OPS])(const struct mt_step *s) = {
+	[OP_REG] = step_reg, [OP_UNREG] = step_unreg, [OP_DEL] = step_del,
+	[OP_WRITE] = step_write, [OP_OPEN] = step_open,
+	[OP_CLOSE] = step_close, [OP_FORK] = step_fork,
+	[OP_EXEC] = step_exec, [OP_EXIT] = step_exit, [OP_DYN] = step_dyn,
+	[OP_FTRACE] = step_tracer, [OP_INST] = step_tracer,
+	[OP_PERF] = step_tracer, [OP_MAX] = step_limits,
+	[OP_MAX_EN] = step_limits, [OP_SNAP] = step_snapshot,
+	[OP_STALE] = step_stale, [OP_TRUNC] = step_trunc,
+};
+
 /* What the programs did: steps per operation, those that succeeded */
 static unsigned long st_runs[NR_OPS], st_ok[NR_OPS];
 
@@ -2638,27 +2651,7 @@ static bool run_step(const struct mt_step *s)
 	    (m.proc[s->proc].execed && s->op != OP_EXIT))
 		return true;
 	last_ok = true;
-	switch (s->op) {
-	case OP_REG: ok = step_reg(s); break;
-	case OP_UNREG: ok = step_unreg(s); break;
-	case OP_DEL: ok = step_del(s); break;
-	case OP_WRITE: ok = step_write(s); break;
-	case OP_OPEN: ok = step_open(s); break;
-	case OP_CLOSE: ok = step_close(s); break;
-	case OP_FORK: ok = step_fork(s); break;
-	case OP_EXEC: ok = step_exec(s); break;
-	case OP_EXIT: ok = step_exit(s); break;
-	case OP_DYN: ok = step_dyn(s); break;
-	case OP_FTRACE:
-	case OP_INST:
-	case OP_PERF: ok = step_tracer(s); break;
-	case OP_MAX:
-	case OP_MAX_EN: ok = step_limits(s); break;
-	case OP_SNAP: ok = step_snapshot(s); break;
-	case OP_STALE: ok = step_stale(s); break;
-	case OP_TRUNC: ok = step_trunc(s); break;
-	default: ok = true; break;
-	}
+	ok = step_runs[s->op](s);
 	if (!ok)
 		return false;
 	st_runs[s->op]++;
@@ -2733,8 +2726,7 @@ static char *gen_cmd(bool dyn_ok)
 			snprintf(cmd, CMD_MAX, "%s%s",
 				 rn(2) || name_valid(odd, &high) ? MT_PREFIX : "",
 				 odd);
-		}
-		else {
+		} else {
 			memset(cmd, 'n', 256);
 			memcpy(cmd, MT_PREFIX, 4);
 			cmd[255 + rn(2)] = '\0';
@@ -2786,7 +2778,8 @@ static char *gen_cmd(bool dyn_ok)
 		while (strlen(cmd) < 530)
 			strcat(cmd, "; u8 pad");
 	/* A few bytes changed */
-	if (r >= 98 && (len = strlen(cmd)) > 6) {
+	len = strlen(cmd);
+	if (r >= 98 && len > 6) {
 		for (i = rn(3) + 1; i; i--)
 			cmd[4 + rn(len - 4)] = " \t;[]:0x"[rn(8)];
 	}
@@ -2982,7 +2975,7 @@ static void kill_descendants(void)
 {
 	pid_t pids[256], ppids[256];
 	int n = 0, i, j, fd;
-	bool mine[256] = { false }, more = true;
+	bool mine[256] = { false }, seen[256] = { false }, more = true;
 	struct dirent *d;
 	DIR *dir = opendir("/proc");
 
@@ -3001,12 +2994,15 @@ static void kill_descendants(void)
 	if (dir)
 		closedir(dir);
 	while (more) {
-		more = false;
 		for (i = 0; i < n; i++)
 			for (j = 0; !mine[i] && j < n; j++)
 				if (ppids[i] == main_pid ||
 				    (mine[j] && ppids[i] == pids[j]))
-					mine[i] = more = true;
+					mine[i] = true;
+		more = false;
+		for (i = 0; i < n; i++)
+			more |= mine[i] && !seen[i];
+		memcpy(seen, mine, sizeof(seen));
 	}
 	for (i = 0; i < n; i++) {
 		struct pollfd pfd = { -1, POLLIN, 0 };
@@ -3349,10 +3345,11 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 	int i, f, n;
 
 	ASSERT_NE(NULL, steps);
-	TH_LOG("seed 0x%llx, %ld steps per program, %ld programs, %ld s at most; records of removed events %s",
+	TH_LOG("seed 0x%llx, %ld steps per program, %ld programs, %ld s at most",
 	       (unsigned long long)args.seed, args.steps, args.programs,
-	       args.seconds, MT_REMOVAL_KEEPS_RECORDS ? "kept" :
-	       "wiped (MT_REMOVAL_KEEPS_RECORDS 0)");
+	       args.seconds);
+	TH_LOG("records of removed events: %s", MT_REMOVAL_KEEPS_RECORDS ?
+	       "kept" : "wiped (MT_REMOVAL_KEEPS_RECORDS 0)");
 	for (prog = 0; prog < args.programs; prog++) {
 		if (args.seconds && ue_now_ms() - start > args.seconds * 1000)
 			break;
@@ -3391,8 +3388,8 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 			print_step(stderr, f, &steps[f]);
 			n = shrink(steps, f + 1, args.shrink * 1000, first);
 			f = run_steps(steps, n, false);
-			fprintf(stderr, "# the minimal program (%d steps), as C; it fails at step %d:\n",
-				n, f);
+			fprintf(stderr, "# the minimal program (%d steps), as C;", n);
+			fprintf(stderr, " it fails at step %d:\n", f);
 			for (i = 0; i < n; i++)
 				print_step(stderr, i, &steps[i]);
 			fprintf(stderr, "# %s\n", why[0] ? why : first);
