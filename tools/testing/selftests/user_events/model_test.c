@@ -1872,7 +1872,9 @@ static bool step_reg(const struct mt_step *s)
 	if (err != -1 && err != EBADF)
 		write_file(ERROR_LOG, "", O_TRUNC);
 	if (err == -1) {
-		want(&x, 0);
+		/* Accepted, the rest of the checks follow */
+		want(&x, !mapped_writable(p, s->area) || req.variant == S_RO ?
+			 EFAULT : 0);
 		want(&x, EINVAL);
 		want(&x, EADDRINUSE);
 		if (m.max_events && sys.base_active + live_count() >= m.max_events)
