@@ -87,10 +87,7 @@ static __u64 rng;
 
 static __u64 rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545F4914F6CDD1DULL;
+	return ue_rand64(&rng);
 }
 
 static unsigned int rn(unsigned int n)
