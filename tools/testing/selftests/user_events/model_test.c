@@ -2079,8 +2079,9 @@ static int gen_payload(int e, int variant, unsigned char *p, __u64 seed,
 						       'a' + rn(26)) : rnd();
 			if (variant == PL_NO_NUL && f->str)
 				p[len + sz - 1] = 'z';
+			/* One byte past the record, or more */
 			if (variant == PL_LOC_OUT)
-				sz += rn(4) + 1;
+				sz += rn(2) ? 1 : rn(4) + 1;
 			loc = (__u32)sz << 16 | off;
 			memcpy(at, &loc, 4);
 			len += variant == PL_LOC_OUT ? sz - 1 - rn(2) : sz;
@@ -2092,10 +2093,15 @@ static int gen_payload(int e, int variant, unsigned char *p, __u64 seed,
 		for (i = rn(20); i > 0; i--)
 			p[len++] = rnd();
 	if (variant == PL_SHORT && s->min_size)
-		len = rn(s->min_size);
+		len = rn(2) ? s->min_size - 1 : rn(s->min_size);
 	if (variant == PL_BIG) {
-		int big = sys.lim.ftrace + 1 + rn(sys.lim.perf + 16 -
-						  sys.lim.ftrace);
+		/* At a tracer's limit, one over, or anywhere up to perf's */
+		static const int over[] = { 0, 1, 1, 8, -1 };
+		int big = rn(2) ? sys.lim.ftrace : sys.lim.perf;
+
+		big = rn(3) ? big + over[rn(ARRAY_SIZE(over))] :
+			      sys.lim.ftrace + 1 + rn(sys.lim.perf + 16 -
+						      sys.lim.ftrace);
 
 		if (big > DATA_MAX)
 			big = DATA_MAX;
