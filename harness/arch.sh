@@ -230,6 +230,9 @@ run()
 	# inputs keep its run near x86_64's minute
 	[[ ${UE_CMDLINE:-} == *UE_FUZZ_ITERS=* ]] ||
 		cmdline+=" UE_FUZZ_ITERS=${UE_FUZZ_ITERS:-30000}"
+	# and model_test's two programs of 300 steps its two minutes
+	[[ ${UE_CMDLINE:-} == *UE_MODEL_STEPS=* ]] ||
+		cmdline+=" UE_MODEL_STEPS=${UE_MODEL_STEPS:-300}"
 	cmdline+=" ${UE_CMDLINE:-}"
 	log "booting $name kernel (TCG, timeout ${limit}s), console: ${res#"$UE_REPO"/}/console.log"
 	timeout -k 10 "$limit" "${qemu[@]}" -smp "${UE_SMP:-2}" -m "${UE_MEM:-2G}" \

@@ -49,6 +49,9 @@
 #               and KUnit suite
 #   deb-rt-amd64-boot      the same with rt-amd64 on the rt tree, plus lockdep
 #               and DEBUG_ATOMIC_SLEEP (harness/configs/deb-rt-debug.config)
+#   model       model_test and model_test_32 on make test's debug kernel,
+#               UE_MODEL_CHECK_SECONDS (1800) each, from a random seed
+#               (UE_MODEL_SEED= to replay one; the seed is in the step's line)
 #   lockdown    the debug kernel of make test booted with lockdown=integrity
 #               (a few kselftests, then raised to confidentiality at run
 #               time) and with lockdown=confidentiality (tracefs empty,
@@ -73,7 +76,7 @@ for a in arm64-perf-n $ARCHES; do
 done
 DEB_CONFIGS=(amd64 cloud-amd64 arm64 rt-amd64 rt-arm64)
 for d in "${DEB_CONFIGS[@]}"; do STEPS+=("deb-$d"); done
-STEPS+=(deb-cloud-amd64-boot deb-rt-amd64-boot lockdown)
+STEPS+=(deb-cloud-amd64-boot deb-rt-amd64-boot lockdown model)
 # The kselftests of the lockdown=integrity boot: the ABI, ftrace, perf,
 # dynamic_events, the unprivileged user and the tools
 LOCKDOWN_T=abi_test,ftrace_test,perf_test,dyn_test,nonroot_test,tools_test.sh
@@ -642,6 +645,40 @@ doc_links()
 	fi
 }
 
+# model: model_test's random programs for half an hour per build (64-bit,
+# and 32-bit where it is built) on make test's debug kernel
+model_step()
+{
+	local start=$SECONDS res=$C/boot-model secs=${UE_MODEL_CHECK_SECONDS:-1800}
+	local seed progs=model_test summary rc
+	seed=${UE_MODEL_SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
+	lock
+	if ! "$UE_REPO/harness/kernel.sh" debug >"$C/model.build.log" 2>&1 ||
+	   ! "$UE_REPO/harness/userspace.sh" debug >>"$C/model.build.log" 2>&1; then
+		unlock
+		result fail model "(debug kernel or userspace build failed: ${C#"$UE_REPO"/}/model.build.log)"
+		return
+	fi
+	grep -q ':model_test_32$' "$B/kselftest/kselftest-list.txt" && progs+=,model_test_32
+	# Each program stops after the program that passes $secs; it may then
+	# shrink a failure for 300 s: the kselftest timeout leaves room for both
+	UE_TIMEOUT=$(( (secs + 900) * 2 + 600 )) \
+		"$UE_REPO/harness/vm.sh" debug "$UE_REPO/harness/guest/test.sh" "$res" \
+		UE_SKIP_KMEMLEAK=1 UE_T=$progs UE_MODEL_SEED=$seed UE_MODEL_SECONDS="$secs" \
+		UE_MODEL_PROGRAMS=1000000 UE_TIMEOUT_FACTOR=$(( (secs + 900) / 180 + 1 )) \
+		tp_printk tp_printk_stop_on_boot >"$C/boot-model.log" 2>&1
+	"$UE_REPO/harness/results.sh" "$res" > "$C/boot-model.tap" 2>&1
+	rc=$?
+	unlock
+	summary=$(tail -n 1 "$C/boot-model.tap")
+	grep -h 'programs, [0-9]* steps in' "$res"/kselftest/model_test*.tap 2>/dev/null | sed 's/^# *//' >&2
+	if [ $rc -eq 0 ]; then
+		result ok model "($progs, seed $seed, $summary, $((SECONDS - start)) s)"
+	else
+		result fail model "($progs, seed $seed, $summary, $((SECONDS - start)) s; ${C#"$UE_REPO"/}/boot-model.tap)"
+	fi
+}
+
 # ---------------------------------------------------------------------------
 # ver-VERSION: the series on each of Debian's linux-source-6.1 versions
 # ---------------------------------------------------------------------------
@@ -836,6 +873,7 @@ for s in "${STEPS[@]}"; do
 	deb-*-boot) deb_boot "$s" ;;
 	deb-*) deb_objects "$s" ;;
 	lockdown) lockdown_step ;;
+	model) model_step ;;
 	rand-*)
 		if [ -z "$rand_ready" ]; then
 			rand_allconfig || { result fail "$s" "(randconfig base failed)"; continue; }

@@ -45,6 +45,8 @@
 # never written.  Only prepare holds the harness lock; the boots do not
 # block make test.
 #
+# UE_MUTATE_TESTS: see MUTS below.  UE_CMDLINE (vm.sh) reaches the
+# programs' environment, e.g. "UE_MODEL_STEPS=300" for model_test.
 # UE_MUTATE_TIMEOUT: the hard limit of a boot is this (600 s) plus 300 s
 # per mutant it has to run.
 # UE_MUTATE_TIMEOUT_FACTOR: multiplies each program's kselftest "settings"
@@ -57,6 +59,14 @@ set -euo pipefail
 
 M=$B/mutate
 MUTS=$UE_REPO/harness/mutants/mutants.txt
+# UE_MUTATE_TESTS=prog[,prog]: every mutant must be killed by these
+# programs alone, whatever it names (a copy of mutants.txt with its
+# "tests" lines replaced, build/mutate/mutants.txt)
+if [ -n "${UE_MUTATE_TESTS:-}" ]; then
+	mkdir -p "$M"
+	sed "s/^tests .*/tests  $UE_MUTATE_TESTS/" "$MUTS" > "$M/mutants.txt"
+	MUTS=$M/mutants.txt
+fi
 APPLY=$UE_REPO/harness/mutants/apply.py
 step=${1:-all}
 [ $# -eq 0 ] || shift

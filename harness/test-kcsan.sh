@@ -16,7 +16,7 @@ lock_build
 
 # Concurrency in and around user_events: registration, unregistration,
 # writes, fork/exec/exit against tracers, faults, the error paths
-KCSAN_PROGS=stress_test,fuzz_test,fault_test,abi_test,fork_test,fault_inject_test,uffd_test,enabler_limit_test,enabler_fork_test
+KCSAN_PROGS=stress_test,fuzz_test,model_test,fault_test,abi_test,fork_test,fault_inject_test,uffd_test,enabler_limit_test,enabler_fork_test
 export UE_T=${UE_T:-$KCSAN_PROGS}
 
 start=$SECONDS

@@ -1708,11 +1708,15 @@ static void user_event_fmt_put(struct user_event_fmt *fmt,
 
 	fmt->live = false;
 
+	/* Marked now, unless an older generation still waits there */
+	mutex_lock(&trace_types_lock);
 	for (i = 0; i < nr; i++) {
 		waits[i].gen = waits[i].utr->gen;
 		waits[i].utr->wanted = true;
 		waits[i].utr->refs++;
+		user_event_tr_step(waits[i].utr);
 	}
+	mutex_unlock(&trace_types_lock);
 
 	/* Older waits on another trace array stay; on the same, the new one will do */
 	for (j = 0; nr && j < fmt->nr_waits; j++) {

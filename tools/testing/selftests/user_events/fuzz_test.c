@@ -66,12 +66,7 @@ static __u64 rng_state;
 
 static __u64 rnd(void)
 {
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-
-	return rng_state * 0x2545F4914F6CDD1DULL;
+	return ue_rand64(&rng_state);
 }
 
 static unsigned int rn(unsigned int n)

@@ -301,6 +301,16 @@ static inline int ue_child_result(pid_t pid, char *why, size_t len)
 		umount(TRACEFS_DIR);					\
 } while (0)
 
+/* xorshift64*: a reproducible pseudo-random sequence from *@state (not 0) */
+static inline __u64 ue_rand64(__u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+
+	return *state * 0x2545F4914F6CDD1DULL;
+}
+
 /* What the helpers put in write_index before DIAG_IOCSREG fills it in */
 #define UE_INDEX_GARBAGE	0x5eadbeefU
 
