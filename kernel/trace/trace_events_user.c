@@ -1243,8 +1243,7 @@ static int user_event_define_fields(struct trace_event_call *call)
 	for (i = 0; i < user->fmt->desc.count; i++) {
 		f = &user->fmt->desc.fields[i];
 		ret = trace_define_field(call, f->type, f->name, f->offset,
-					 f->size, f->is_signed,
-					 filter_assign_type(f->type));
+					 f->size, f->is_signed, FILTER_OTHER);
 		if (ret)
 			return ret;
 
