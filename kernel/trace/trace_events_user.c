@@ -296,6 +296,9 @@ struct user_event {
  *	this process, so that the last write of a bit is the current state.
  *	Nobody holds it while waiting for a fault of the process.
  * @write_work: Writes the bits marked dirty, faulting their pages in
+ * @changes: Changes of its events that marked bits dirty (event_mutex):
+ *	a run of @write_work that finds a new one counts anew
+ * @seen: The @changes that @attempts and @busy count from (@write_work)
  * @attempts: Runs of @write_work in a row that left bits dirty
  * @busy: Runs of @write_work in a row that found @lock or the mmap_lock
  *	taken
@@ -309,6 +312,8 @@ struct user_event_mm {
 	struct mm_struct		*mm;
 	struct mutex			lock;	/* see @lock above */
 	struct delayed_work		write_work;
+	unsigned int			changes;
+	unsigned int			seen;
 	unsigned int			attempts;
 	unsigned int			busy;
 	unsigned int			count;
@@ -2471,9 +2476,8 @@ static void user_event_enabler_mark(struct user_event_enabler *enabler)
 	struct user_event_mm *uem = enabler->uem;
 
 	/* A change of the event: the dirty bits get their attempts anew */
-	WRITE_ONCE(uem->attempts, 0);
-	WRITE_ONCE(uem->busy, 0);
-	/* The reset before the bit: see user_event_mm_write_dirty() */
+	WRITE_ONCE(uem->changes, uem->changes + 1);
+	/* The change before the bit: see user_event_mm_write_dirty() */
 	smp_mb__before_atomic();
 	set_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values);
 	mod_delayed_work(system_unbound_wq, &uem->write_work, 0);
@@ -2484,9 +2488,9 @@ static void user_event_enabler_mark(struct user_event_enabler *enabler)
  * page is on its way stays dirty, unless the run found @attempts
  * earlier runs in a row (MAX_FAULT_ATTEMPTS or more) and no change came
  * since: then, like a bit whose address is not mapped writable, it is
- * left as it is until the next change of its event. A change resets the
- * count before it marks its bits, so a bit found marked is either one of
- * those attempts or sees the reset. Return: whether bits are still dirty.
+ * left as it is until the next change of its event. A change counts
+ * itself before it marks its bits, so a bit found marked is either one of
+ * those attempts or sees the change. Return: whether bits are still dirty.
  */
 static bool user_event_mm_write_dirty(struct user_event_mm *uem, unsigned int attempts)
 {
@@ -2504,7 +2508,7 @@ static bool user_event_mm_write_dirty(struct user_event_mm *uem, unsigned int at
 			continue;
 
 		if (ret == -EAGAIN && (attempts < MAX_FAULT_ATTEMPTS ||
-				       READ_ONCE(uem->attempts) != attempts)) {
+				       READ_ONCE(uem->changes) != uem->seen)) {
 			set_bit(ENABLE_VAL_DIRTY_BIT, &enabler->values);
 			dirty = true;
 			continue;
@@ -2561,35 +2565,38 @@ static void user_event_mm_work(struct work_struct *work)
 	struct user_event_mm *uem =
 		container_of(to_delayed_work(work), struct user_event_mm,
 			     write_work);
-	/* Only this work and a new change, which restarts the count, write it */
-	unsigned int attempts = READ_ONCE(uem->attempts) + 1;
-	unsigned int busy = READ_ONCE(uem->busy) + 1;
-	bool give_up = attempts > MAX_FAULT_ATTEMPTS, dirty;
+	unsigned int changes = READ_ONCE(uem->changes);
+	bool dirty;
+
+	/* A change since the last run: its bits get their attempts anew */
+	if (changes != uem->seen) {
+		uem->seen = changes;
+		uem->attempts = 0;
+		uem->busy = 0;
+	}
 
 	if (!user_event_mm_trylock(uem)) {
 		/* A process that is gone needs no bits */
 		if (!atomic_read(&uem->mm->mm_users))
 			return;
-		/* Unless a change restarted the count meanwhile */
-		cmpxchg(&uem->busy, busy - 1, busy);
+		uem->busy++;
 		queue_delayed_work(system_unbound_wq, &uem->write_work,
-				   busy < MAX_BUSY_TICKS ? 1 : HZ);
+				   uem->busy < MAX_BUSY_TICKS ? 1 : HZ);
 		return;
 	}
 
-	WRITE_ONCE(uem->busy, 0);
-	dirty = !uem->dead && user_event_mm_write_dirty(uem, attempts - 1);
+	uem->busy = 0;
+	dirty = !uem->dead && user_event_mm_write_dirty(uem, uem->attempts);
 	user_event_mm_unlock(uem);
 
-	/* Unless a change restarted the count meanwhile */
-	if (!dirty || give_up) {
-		cmpxchg(&uem->attempts, attempts - 1, 0);
+	if (!dirty || uem->attempts >= MAX_FAULT_ATTEMPTS) {
+		uem->attempts = 0;
 		return;
 	}
 
-	cmpxchg(&uem->attempts, attempts - 1, attempts);
+	uem->attempts++;
 	queue_delayed_work(system_unbound_wq, &uem->write_work,
-			   min_t(unsigned long, 1UL << attempts, HZ));
+			   min_t(unsigned long, 1UL << uem->attempts, HZ));
 }
 
 /*
