@@ -1540,6 +1540,30 @@ static void user_event_fmt_drop_waits(struct user_event_fmt *fmt)
 }
 
 /*
+ * A generation passed: takes the kept formats that wait for nothing more
+ * off to @free, for the caller to free with user_event_fmts_free().
+ * event_mutex held.
+ */
+static void user_event_kept_drop(struct list_head *free)
+{
+	struct user_event_fmt *fmt, *next;
+
+	list_for_each_entry_safe(fmt, next, &user_event_kept, link) {
+		user_event_fmt_drop_waits(fmt);
+		if (fmt->nr_waits)
+			continue;
+
+		list_del_init(&fmt->link);
+		if (fmt->live)
+			continue;
+
+		hash_del(&fmt->node);
+		list_add_tail(&fmt->link, free);
+		user_event_count_dec();
+	}
+}
+
+/*
  * Takes the kept formats whose records are gone off to @free, for the
  * caller to free with user_event_fmts_free(). event_mutex held. Return:
  * whether formats still wait.
@@ -1547,7 +1571,6 @@ static void user_event_fmt_drop_waits(struct user_event_fmt *fmt)
 static bool user_event_kept_reclaim(struct list_head *free)
 {
 	struct user_event_tr *utr, *utr_next;
-	struct user_event_fmt *fmt, *next;
 	bool passed = false;
 
 	lockdep_assert_held(&event_mutex);
@@ -1557,21 +1580,8 @@ static bool user_event_kept_reclaim(struct list_head *free)
 		passed |= user_event_tr_step(utr);
 	mutex_unlock(&trace_types_lock);
 
-	if (passed) {
-		list_for_each_entry_safe(fmt, next, &user_event_kept, link) {
-			user_event_fmt_drop_waits(fmt);
-			if (fmt->nr_waits)
-				continue;
-
-			list_del_init(&fmt->link);
-			if (fmt->live)
-				continue;
-
-			hash_del(&fmt->node);
-			list_add_tail(&fmt->link, free);
-			user_event_count_dec();
-		}
-	}
+	if (passed)
+		user_event_kept_drop(free);
 
 	list_for_each_entry_safe(utr, utr_next, &user_event_trs, link) {
 		if (utr->refs)
@@ -1701,14 +1711,16 @@ static void user_event_mark_recorded(struct user_event *user,
 
 /*
  * The event of @fmt is removed; @waits holds the @nr trace arrays that
- * recorded it, then room for the waits @fmt had (NULL when none did). The format waits for the
- * current generation of each, besides what it waited for, and goes when
- * it waits for nothing. event_mutex held.
+ * recorded it, then room for the waits @fmt had (NULL when none did). The
+ * format waits for the current generation of each, besides what it waited
+ * for, and goes when it waits for nothing. event_mutex held.
  */
 static void user_event_fmt_put(struct user_event_fmt *fmt,
 			       struct user_event_wait *waits, int nr, bool multi)
 {
 	unsigned int i, j, n = nr;
+	bool passed = false;
+	LIST_HEAD(free);
 
 	fmt->live = false;
 
@@ -1718,7 +1730,7 @@ static void user_event_fmt_put(struct user_event_fmt *fmt,
 		waits[i].gen = waits[i].utr->gen;
 		waits[i].utr->wanted = true;
 		waits[i].utr->refs++;
-		user_event_tr_step(waits[i].utr);
+		passed |= user_event_tr_step(waits[i].utr);
 	}
 	mutex_unlock(&trace_types_lock);
 
@@ -1741,17 +1753,29 @@ static void user_event_fmt_put(struct user_event_fmt *fmt,
 	if (!fmt->nr_waits) {
 		user_event_count_dec();
 		user_event_fmt_free(fmt);
-		return;
+	} else {
+		if (list_empty(&fmt->link))
+			list_add_tail(&fmt->link, &user_event_kept);
+
+		/* Multi-format events are named after their id, never reused */
+		if (!multi)
+			hash_add(user_event_kept_names, &fmt->node,
+				 user_event_key(fmt->name));
 	}
 
-	if (list_empty(&fmt->link))
-		list_add_tail(&fmt->link, &user_event_kept);
+	/*
+	 * A generation that passed right now (its buffers were empty, or let
+	 * go of an older one) ends waits, this format's too: nothing else
+	 * would look at them before another generation passes.
+	 */
+	if (passed) {
+		user_event_kept_drop(&free);
+		user_event_fmts_free(&free);
+	}
 
-	/* Multi-format events are named after their id, never reused */
-	if (!multi)
-		hash_add(user_event_kept_names, &fmt->node, user_event_key(fmt->name));
-
-	queue_delayed_work(system_wq, &user_event_kept_work, USER_EVENT_KEPT_INTERVAL);
+	if (!list_empty(&user_event_kept))
+		queue_delayed_work(system_wq, &user_event_kept_work,
+				   USER_EVENT_KEPT_INTERVAL);
 }
 
 /*

@@ -518,6 +518,33 @@ TEST_F(reuse, same_fields_take_the_removed_type_id)
 }
 
 /*
+ * An event enabled but deleted while the buffers hold nothing: nothing is
+ * held for it, so it counts for nothing once deleted, and at the limit
+ * (after a clear) there is room for a new event.
+ */
+TEST_F(reuse, removal_over_empty_buffers_keeps_nothing)
+{
+	int fd = open(DATA_FILE, O_RDWR), index;
+
+	ASSERT_NE(-1, fd);
+	ASSERT_EQ(0, ue_release_kept());
+	ASSERT_EQ(0, ue_reg_fd(fd, REUSED " u32 a; u32 b", &self->word, 0,
+			       sizeof(int), 0, &index));
+	ASSERT_EQ(0, ue_enable(REUSED, 1));
+	ASSERT_EQ(0, ue_enable(REUSED, 0));
+	ASSERT_EQ(0, ue_clear_trace());
+	ASSERT_EQ(0, ue_unreg_fd(fd, &self->word, 0));
+	close(fd);
+	ASSERT_TRUE(ue_del_unreferenced(REUSED));
+	EXPECT_EQ(0, ue_kept_count()) {
+		TH_LOG("an event deleted over empty buffers is still kept");
+	}
+	EXPECT_EQ(0, ue_release_kept()) {
+		TH_LOG("at the limit, after a clear, the deleted event still counts");
+	}
+}
+
+/*
  * error_log and a command with control bytes: the entry shows only the
  * refused word, every byte that is not printable escaped (\e, \n, \xHH,
  * \NNN: whatever the form, decoded it gives the word back), and the
