@@ -14,7 +14,11 @@
  * perf attach and detach, write()/writev() of valid and invalid payloads,
  * open and close, fork (with MADV_DONTFORK and MADV_WIPEONFORK words),
  * execve() and exit of processes, the limits, snapshots, per-event files
- * kept open across the event's removal. After every step the test
+ * kept open across the event's removal. A removed event that ftrace
+ * recorded keeps its format, counted by kernel.user_events_max, while a
+ * buffer may hold its records; the model knows that for certain only
+ * while the buffers hold what they held at the removal, and otherwise
+ * lets a creation at the limit succeed or fail. After every step the test
  * compares: the call's result and errno, every enable word of every
  * process, user_events_status, the event directories, dynamic_events,
  * the decoded records of trace (top, instance, snapshot) and of perf's
@@ -159,6 +163,17 @@ struct mt_sig {
 
 enum area { A_NORMAL, A_DONTFORK, A_WIPE, A_RO, A_HOLE, NR_AREAS };
 
+/* Trace arrays: the top one (with its snapshot), the instance */
+enum { TR_TOP, TR_INST, NR_TRS };
+
+/*
+ * What the format of a removed event waits for in a trace array that
+ * recorded it, as far as the model knows: nothing; nothing once the next
+ * reclaim runs (the array was cleared since and got no record); unknown;
+ * records the array held at the removal and still holds (kept for sure).
+ */
+enum keep { KEEP_NONE, KEEP_SOON, KEEP_MAYBE, KEEP_HELD };
+
 struct mt_event {
 	char name[300];		/* register name */
 	char tp[320];		/* tracepoint name: name, or name.ID */
@@ -167,6 +182,8 @@ struct mt_event {
 	bool live;		/* exists and counts */
 	bool dying;		/* unreferenced: its auto-delete is due */
 	bool ftrace, inst;	/* enabled in the top buffer, the instance */
+	bool rec[NR_TRS];	/* enabled in the trace array since made */
+	enum keep keep[NR_TRS];	/* once removed: its format kept there */
 	int perf_fd;
 	void *perf_ring;
 	struct mt_sig sig;
@@ -242,6 +259,8 @@ static struct {
 	bool snapshot;
 	bool trunc;		/* no dynamic event but ours: truncating open */
 	int base_active, base_busy;
+	int base_kept;		/* kept formats, not ours, at the start */
+	int carry_soon, carry_maybe;	/* kept formats of earlier programs */
 	char *saved_max, *saved_enablers;
 	int notify[2];		/* the pipe an exec'd image reports on */
 } sys;
@@ -921,6 +940,134 @@ static int find_live(const char *name, bool multi, const char *canon)
 	return -1;
 }
 
+/* What the format of removed event @e waits for: the most of its arrays */
+static enum keep ev_keep(int e)
+{
+	enum keep k = KEEP_NONE;
+	int t;
+
+	for (t = 0; t < NR_TRS; t++)
+		if (m.ev[e].keep[t] > k)
+			k = m.ev[e].keep[t];
+	return k;
+}
+
+/*
+ * Formats kept for records that count towards kernel.user_events_max:
+ * @sure of them for certain, up to @maybe more. An unreferenced event
+ * whose removal is still due may yet be taken back: not for certain.
+ */
+static void kept_count(int *sure, int *maybe)
+{
+	int e;
+
+	*sure = 0;
+	*maybe = sys.base_kept + sys.carry_soon + sys.carry_maybe;
+	for (e = 0; e < m.nev; e++) {
+		if (m.ev[e].live || ev_keep(e) == KEEP_NONE)
+			continue;
+		if (ev_keep(e) == KEEP_HELD && !m.ev[e].dying)
+			(*sure)++;
+		else
+			(*maybe)++;
+	}
+}
+
+/*
+ * Event @e goes, or its removal is due: its format stays while an array
+ * that recorded it may hold its records, for certain while the array
+ * holds what it holds now.
+ */
+static void ev_gone(int e, bool due)
+{
+	int held[NR_TRS] = {
+		m.buf[B_TOP].n + m.buf[B_SNAP].n, m.buf[B_INST].n,
+	};
+	int t;
+
+	m.ev[e].live = false;
+	m.ev[e].dying = due;
+	for (t = 0; t < NR_TRS; t++)
+		if (m.ev[e].rec[t])
+			m.ev[e].keep[t] = held[t] ? KEEP_HELD : KEEP_MAYBE;
+}
+
+/* In the arrays of @mask, what waits from @lo to @hi waits for @to now */
+static void keep_set(unsigned int mask, enum keep lo, enum keep hi,
+		     enum keep to)
+{
+	int e, t;
+
+	for (e = 0; e < m.nev; e++)
+		for (t = 0; t < NR_TRS; t++)
+			if (mask & (1 << t) && m.ev[e].keep[t] >= lo &&
+			    m.ev[e].keep[t] <= hi)
+				m.ev[e].keep[t] = to;
+}
+
+/* Array @t got a record: a reclaim may find it and wait for it */
+static void keep_written(int t)
+{
+	keep_set(1 << t, KEEP_SOON, KEEP_SOON, KEEP_MAYBE);
+	sys.carry_maybe += sys.carry_soon;
+	sys.carry_soon = 0;
+}
+
+/*
+ * Whether creating single- or @multi-format @name with fields @canon
+ * finds no room under kernel.user_events_max: 0 room, 1 none, -1 either
+ * (kept formats the model cannot count for sure). A single-format event
+ * takes back the format kept for a removed one of the same name and
+ * fields, which counts already.
+ */
+static int over_limit(const char *name, const char *canon, bool multi)
+{
+	int sure, maybe, e, n = sys.base_active + live_count();
+	bool back = false;
+
+	if (!m.max_events)
+		return 0;
+	kept_count(&sure, &maybe);
+	for (e = 0; !multi && e < m.nev; e++) {
+		if (m.ev[e].live || m.ev[e].multi || ev_keep(e) == KEEP_NONE ||
+		    strcmp(m.ev[e].name, name) ||
+		    strcmp(m.ev[e].sig.canon, canon))
+			continue;
+		if (ev_keep(e) == KEEP_HELD && !m.ev[e].dying)
+			return 0;
+		back = true;
+	}
+	if (n + sure >= m.max_events)
+		return back ? -1 : 1;
+	return n + sure + maybe >= m.max_events ? -1 : 0;
+}
+
+/*
+ * A creation met the limit and made room: the formats whose arrays were
+ * cleared since and got no record went.
+ */
+static void kept_reclaimed(void)
+{
+	keep_set(1 << TR_TOP | 1 << TR_INST, KEEP_SOON, KEEP_SOON, KEEP_NONE);
+	sys.carry_soon = 0;
+}
+
+/*
+ * A registration of @name with @canon created event @e: a kept format of
+ * the same name and fields, if any, is its format now.
+ */
+static void kept_taken(int e, const char *name, const char *canon)
+{
+	int k;
+
+	for (k = 0; k < m.nev; k++)
+		if (k != e && !m.ev[k].live && !m.ev[k].multi &&
+		    ev_keep(k) == KEEP_HELD && !m.ev[k].dying &&
+		    !strcmp(m.ev[k].name, name) &&
+		    !strcmp(m.ev[k].sig.canon, canon))
+			memset(m.ev[k].keep, 0, sizeof(m.ev[k].keep));
+}
+
 static const char *sys_dir(int e)
 {
 	return m.ev[e].multi ? MULTI_DIR : EVENTS_DIR;
@@ -940,8 +1087,7 @@ static bool update_dying(void)
 	for (e = 0; e < m.nev; e++) {
 		if (!m.ev[e].live || m.ev[e].persist || refs(e))
 			continue;
-		m.ev[e].live = false;
-		m.ev[e].dying = true;
+		ev_gone(e, true);
 		any = true;
 	}
 	return any;
@@ -1062,6 +1208,9 @@ static void clear_buffers(void)
 		while (m.buf[b].n)
 			free(m.buf[b].r[--m.buf[b].n].data);
 	}
+	keep_set(1 << TR_TOP | 1 << TR_INST, KEEP_MAYBE, KEEP_HELD, KEEP_SOON);
+	sys.carry_soon += sys.carry_maybe;
+	sys.carry_maybe = 0;
 }
 
 static void add_rec(struct mt_buf *buf, int e, const unsigned char *p, int len)
@@ -1794,7 +1943,7 @@ static bool step_reg(const struct mt_step *s)
 	struct mt_file *f;
 	struct parsed ps;
 	struct expect x = {0};
-	int err, e = -1, fi, idx, caret = -1;
+	int err, e = -1, fi, idx, caret = -1, lim = 0;
 	bool multi = s->flags & USER_EVENT_REG_MULTI_FORMAT;
 	bool persist = s->flags & USER_EVENT_REG_PERSIST;
 	bool create = false;
@@ -1830,6 +1979,8 @@ static bool step_reg(const struct mt_step *s)
 		caret = ps.caret;
 	} else {
 		e = find_live(ps.name, multi, multi ? ps.sig.canon : NULL);
+		if (e < 0)
+			lim = over_limit(ps.name, ps.sig.canon, multi);
 		if (!multi && e >= 0 &&
 		    (ps.v != V_OK || strcmp(m.ev[e].sig.canon, ps.sig.canon))) {
 			err = EADDRINUSE;
@@ -1840,8 +1991,7 @@ static bool step_reg(const struct mt_step *s)
 		} else if (ps.v == V_EINVAL) {
 			err = EINVAL;
 			caret = ps.caret;
-		} else if (e < 0 && m.max_events &&
-			   sys.base_active + live_count() >= m.max_events) {
+		} else if (lim > 0) {
 			err = EMFILE;
 		} else if (!mapped_writable(p, s->area) ||
 			   req.variant == S_RO) {
@@ -1859,10 +2009,12 @@ static bool step_reg(const struct mt_step *s)
 			 EFAULT : 0);
 		want(&x, EINVAL);
 		want(&x, EADDRINUSE);
-		if (m.max_events && sys.base_active + live_count() >= m.max_events)
+		if (over_limit(ps.name, ps.sig.canon, multi))
 			want(&x, EMFILE);
 	} else {
 		want(&x, err);
+		if (lim < 0 && (err == 0 || err == EFAULT))
+			want(&x, EMFILE);
 	}
 	/* Where the limit of enablers and another refusal meet: either */
 	if (m.max_enablers && p->nen >= m.max_enablers && !f->rdonly &&
@@ -1876,6 +2028,8 @@ static bool step_reg(const struct mt_step *s)
 		return no_answer(s->proc);
 	if (!check_ret("DIAG_IOCSREG", &x, b->ret, b->err))
 		return false;
+	if (b->ret && b->err == EMFILE)
+		kept_reclaimed();
 	if (b->ret)
 		return b->err == ENOSPC || check_caret(s->cmd, caret);
 	/* Success: an unknown verdict is learned */
@@ -1887,6 +2041,8 @@ static bool step_reg(const struct mt_step *s)
 	}
 	if (create) {
 		e = new_event(&ps, multi, persist);
+		if (!multi)
+			kept_taken(e, ps.name, ps.sig.canon);
 		if (multi && !learn_multi_tp(e))
 			return false;
 		if (!check_format(e))
@@ -2011,7 +2167,7 @@ static bool step_del(const struct mt_step *s)
 		if (strcmp(m.ev[e].name, s->cmd) || !m.ev[e].live || refs(e))
 			continue;
 		if (!b->ret || !tp_listed(m.ev[e].tp, m.ev[e].multi))
-			m.ev[e].live = false;
+			ev_gone(e, false);
 	}
 	return true;
 }
@@ -2195,10 +2351,14 @@ static bool step_write(const struct mt_step *s)
 	if (b->ret != len + 4)
 		return failf("writev returned %ld, the model %d", b->ret,
 			     len + 4);
-	if (m.ev[e].ftrace)
+	if (m.ev[e].ftrace) {
 		add_rec(&m.buf[B_TOP], e, req.data + 4, len);
-	if (m.ev[e].inst)
+		keep_written(TR_TOP);
+	}
+	if (m.ev[e].inst) {
 		add_rec(&m.buf[B_INST], e, req.data + 4, len);
+		keep_written(TR_INST);
+	}
 	if (perf && s->proc == 0)
 		add_rec(&m.perf[e], e, req.data + 4, len);
 	return true;
@@ -2375,13 +2535,15 @@ static bool step_dyn(const struct mt_step *s)
 	struct expect x = {0};
 	const char *cmd = s->cmd, *name;
 	struct parsed ps;
-	int e, err, skip, ret, match = -1, busy = 0;
+	int e, err, skip, ret, match = -1, busy = 0, lim = 0;
 
 	write_file(ERROR_LOG, "", O_TRUNC);
 	if (!strncmp(cmd, "u:", 2)) {
 		skip = 2 + strspn(cmd + 2, " ");
 		parse_cmd(cmd + skip, skip, &ps);
 		e = find_live(ps.name, false, NULL);
+		if (e < 0)
+			lim = over_limit(ps.name, ps.sig.canon, false);
 		if (ps.v == V_UNKNOWN) {
 			err = -1;
 		} else if (ps.v == V_EINVAL && !(e >= 0 && ps.name[0])) {
@@ -2394,8 +2556,7 @@ static bool step_dyn(const struct mt_step *s)
 			if (err)
 				ps.caret = skip + strlen(ps.name) +
 					   !!cmd[skip + strlen(ps.name)];
-		} else if (m.max_events &&
-			   sys.base_active + live_count() >= m.max_events) {
+		} else if (lim > 0) {
 			err = EMFILE;
 		} else {
 			err = 0;
@@ -2404,20 +2565,24 @@ static bool step_dyn(const struct mt_step *s)
 			want(&x, 0);
 			want(&x, EINVAL);
 			want(&x, EADDRINUSE);
-			if (m.max_events &&
-			    sys.base_active + live_count() >= m.max_events)
+			if (over_limit(ps.name, ps.sig.canon, false))
 				want(&x, EMFILE);
 		} else {
 			want(&x, err);
+			if (lim < 0 && !err)
+				want(&x, EMFILE);
 		}
 		ret = ue_dyn_write(cmd);
 		if (!check_ret(cmd, &x, ret ? -1 : 0, ret))
 			return false;
+		if (ret == EMFILE)
+			kept_reclaimed();
 		if (ret)
 			return err == EINVAL || err == EADDRINUSE ?
 			       check_caret(cmd, ps.caret) : true;
 		if (find_live(ps.name, false, NULL) < 0) {
 			e = new_event(&ps, false, true);
+			kept_taken(e, ps.name, ps.sig.canon);
 			return check_format(e);
 		}
 		return true;
@@ -2448,7 +2613,7 @@ static bool step_dyn(const struct mt_step *s)
 	if (!check_ret(cmd, &x, ret ? -1 : 0, ret))
 		return false;
 	if (!ret && match >= 0)
-		m.ev[match].live = false;
+		ev_gone(match, false);
 	return true;
 }
 
@@ -2470,7 +2635,8 @@ static bool step_trunc(const struct mt_step *s)
 	if (err)
 		return true;
 	for (e = 0; e < m.nev; e++)
-		m.ev[e].live = false;
+		if (m.ev[e].live)
+			ev_gone(e, false);
 	return true;
 }
 
@@ -2522,6 +2688,7 @@ static bool step_tracer(const struct mt_step *s)
 			ev->ftrace = s->on;
 		else
 			ev->inst = s->on;
+		ev->rec[s->op == OP_INST] |= s->on;
 		return true;
 	}
 	if (!s->on)
@@ -2584,6 +2751,8 @@ static bool step_snapshot(const struct mt_step *s)
 	m.buf[B_SNAP].n = m.buf[B_TOP].n;
 	m.buf[B_TOP].n = 0;
 	ue_clear_trace();
+	/* What the snapshot held is gone: what records were kept for is not said */
+	keep_set(1 << TR_TOP, KEEP_HELD, KEEP_HELD, KEEP_MAYBE);
 	return true;
 }
 
@@ -3050,6 +3219,12 @@ static void reset_kernel(void)
 		while (m.perf[i].n)
 			free(m.perf[i].r[--m.perf[i].n].data);
 	clear_buffers();
+	/* Formats kept for the records just cleared go at the next reclaim */
+	for (e = 0; e < m.nev; e++)
+		if (m.ev[e].live || m.ev[e].dying ?
+		    m.ev[e].rec[TR_TOP] || m.ev[e].rec[TR_INST] :
+		    ev_keep(e) != KEEP_NONE)
+			sys.carry_soon++;
 	write_file(ERROR_LOG, "", O_TRUNC);
 	mprotect(page_at(A_RO), sys.page, PROT_READ | PROT_WRITE);
 	memset(mem, 0, A_HOLE * sys.page);
@@ -3288,6 +3463,11 @@ FIXTURE_SETUP(model) {
 	reset_model();
 	reset_kernel();
 	ASSERT_TRUE(ue_wait_active(ue_active_count(), 0));
+	/* Formats kept for records of other programs' events, in other arrays */
+	sys.base_kept = ue_release_kept();
+	ASSERT_LE(0, sys.base_kept);
+	if (sys.base_kept)
+		TH_LOG("%d formats kept for records not ours", sys.base_kept);
 	text_a = ue_read_file(STATUS_FILE);
 	ASSERT_NE(NULL, text_a);
 	line = strstr(text_a, "\nActive: ");
