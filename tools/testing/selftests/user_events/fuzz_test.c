@@ -120,12 +120,7 @@ static const char * const good_types[] = {
 	"__rel_loc u8[]", "__data_loc int",
 };
 
-static const char * const bad_types[] = {
-	"long", "unsigned long", "bool", "u32[4]", "char[]", "char[0]",
-	"char[9999]", "char[1025]", "char[aa]", "char[0x0000000000001]",
-	"char[", "u33", "void", "int*", "__data_loc", "__rel_loc",
-	"unsigned", "struct", "", "U32", "u32 ", "\xff\xfe",
-};
+static const char * const bad_types[] = { UE_BAD_TYPES };
 
 static const char * const field_names[] = {
 	"a", "b", "c", "count", "x1", "_", "data", "__n", "a;b", "",

@@ -116,11 +116,7 @@ static const char * const other_types[] = {
 	"struct s1", "struct s2",
 };
 
-static const char * const bad_types[] = {
-	"long", "unsigned long", "bool", "u32[4]", "char[]", "char[0]",
-	"char[9999]", "char[1025]", "char[aa]", "char[0x0000000000001]",
-	"u33", "void", "int*", "U32", "unsigned", "struct",
-};
+static const char * const bad_types[] = { UE_BAD_TYPES };
 
 static const char * const bad_sizes[] = {
 	"0", "2147483648", "4294967296", "99999999999", "-1", "0x10", "8a",
@@ -408,8 +404,12 @@ static void *reg_thread(void *p)
 	return NULL;
 }
 
-/* Variants of where a struct is */
+/*
+ * Variants of where a struct is: S_TAIL puts its first TAIL_BYTES bytes
+ * right before an unmapped page
+ */
 enum { S_BUF, S_RO, S_TAIL, S_KERNEL };
+#define TAIL_BYTES	20
 
 static void *place_struct(struct mt_box *b, const void *s, size_t len)
 {
@@ -418,8 +418,8 @@ static void *place_struct(struct mt_box *b, const void *s, size_t len)
 	if (b->variant == S_KERNEL)
 		return (void *)(unsigned long)KERNEL_ADDR;
 	if (b->variant == S_TAIL) {
-		at = page_at(PG_TAIL) - 20;
-		memcpy(at, s, 20);
+		at = page_at(PG_TAIL) - TAIL_BYTES;
+		memcpy(at, s, len < TAIL_BYTES ? len : TAIL_BYTES);
 		return at;
 	}
 	if (b->variant == S_RO) {
@@ -2091,7 +2091,8 @@ static bool step_unreg(const struct mt_step *s)
 
 	if (m.file[p->file[s->fd]].rdonly)
 		err = EBADF;
-	else if (req.variant == S_KERNEL || req.variant == S_TAIL)
+	else if (req.variant == S_KERNEL ||
+		 (req.variant == S_TAIL && req.rsize > TAIL_BYTES))
 		err = EFAULT;
 	else if (req.rsize > sys.page)
 		err = E2BIG;
@@ -2888,7 +2889,7 @@ static char *gen_cmd(bool dyn_ok)
 
 		strcat(cmd, i ? (rn(2) ? ";" : rn(2) ? "; " : " ;\t") : ws());
 		if (r >= 88 && r < 96 && !rn(sig->nf)) {
-			/* A field the parser refuses */
+			/* A field the parser refuses, mostly */
 			switch (rn(4)) {
 			case 3:
 				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),

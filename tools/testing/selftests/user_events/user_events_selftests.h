@@ -311,6 +311,18 @@ static inline __u64 ue_rand64(__u64 *state)
 	return *state * 0x2545F4914F6CDD1DULL;
 }
 
+/*
+ * Words in the place of a field's type that name no type of the ABI, for
+ * random commands: most make the field refused, a few ("", "u32 ") make
+ * the name the type or leave the field as it was; the tests' own parsers
+ * say which.
+ */
+#define UE_BAD_TYPES							\
+	"long", "unsigned long", "bool", "u32[4]", "char[]", "char[0]",	\
+	"char[9999]", "char[1025]", "char[aa]", "char[0x0000000000001]",	\
+	"char[", "u33", "void", "int*", "__data_loc", "__rel_loc",	\
+	"unsigned", "struct", "", "U32", "u32 ", "\xff\xfe"
+
 /* What the helpers put in write_index before DIAG_IOCSREG fills it in */
 #define UE_INDEX_GARBAGE	0x5eadbeefU
 
