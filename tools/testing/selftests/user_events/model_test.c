@@ -1498,6 +1498,10 @@ static bool check_status(void)
 			continue;
 		if (strncmp(line, MT_PREFIX, strlen(MT_PREFIX)))
 			continue;
+		if (ours < n && !strcmp(lines[ours], line)) {
+			ours++;
+			continue;
+		}
 		/* A dying event, still listed, unused */
 		for (e = 0; e < m.nev; e++)
 			if (m.ev[e].dying && !strcmp(m.ev[e].tp, line))
@@ -1506,13 +1510,10 @@ static bool check_status(void)
 			optional++;
 			continue;
 		}
-		if (ours >= n || strcmp(lines[ours], line)) {
-			at = ours < n ? lines[ours] : "(none)";
-			failf("user_events_status: line \"%s\", the model \"%s\"",
-			      line, at);
-			goto out;
-		}
-		ours++;
+		at = ours < n ? lines[ours] : "(none)";
+		failf("user_events_status: line \"%s\", the model \"%s\"",
+		      line, at);
+		goto out;
 	}
 	if (ours != n)
 		failf("user_events_status: no line \"%s\"", lines[ours]);
@@ -1887,6 +1888,13 @@ static bool learn_multi_tp(int e)
 static int new_event(const struct parsed *ps, bool multi, bool persist)
 {
 	struct mt_event *ev = &m.ev[m.nev];
+	int e;
+
+	/* An unreferenced event of the name goes when the name is registered */
+	for (e = 0; !multi && e < m.nev; e++)
+		if (m.ev[e].dying && !m.ev[e].multi &&
+		    !strcmp(m.ev[e].name, ps->name))
+			m.ev[e].dying = false;
 
 	memset(ev, 0, sizeof(*ev));
 	snprintf(ev->name, sizeof(ev->name), "%s", ps->name);
