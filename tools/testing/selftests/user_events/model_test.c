@@ -463,7 +463,9 @@ static void do_reg(struct mt_box *b)
 		b->ret = ioctl(b->fd, DIAG_IOCSREG, a.reg);
 		b->err = errno;
 	}
-	if (b->variant == S_BUF || b->variant == S_RO)
+	/* Variants past S_KERNEL place the struct as S_BUF does */
+	b->aux = -1;
+	if (b->variant != S_TAIL && b->variant != S_KERNEL)
 		b->aux = ((struct user_reg *)a.reg)->write_index;
 }
 
