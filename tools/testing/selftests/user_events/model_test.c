@@ -658,6 +658,7 @@ struct parsed {
 	char name[300];
 	struct mt_sig sig;
 	int caret;		/* offset of the refused token, -1 unknown */
+	bool opaque;		/* fields the model does not follow */
 };
 
 struct tok {
@@ -678,6 +679,7 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 	int tt = 1, i, rest;
 	char num[16];
 	const char *br;
+	bool bad_name;
 
 	memset(f, 0, sizeof(*f));
 	*caret = t[0].at;
@@ -701,6 +703,7 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		return false;
 	}
 	memcpy(f->name, t[tt].s, t[tt].len);
+	bad_name = !c_ident(f->name);
 	rest = n - tt - 1;
 	f->is_signed = f->type[0] != 'u';
 	f->str = !!strstr(f->type, "char");
@@ -717,7 +720,7 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		if (t[tt + 1].len >= 15 || !parse_num(num, 10, &v) || !v ||
 		    v >= 0x80000000ULL || v > (unsigned long long)sys.lim.max_static) {
 			*caret = t[tt + 1].at;
-			return false;
+			goto refused;
 		}
 		f->size = v;
 		rest--;
@@ -733,15 +736,15 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		if (!((br - f->type == 4 && !strncmp(f->type, "char", 4)) ||
 		      (br - f->type == 13 &&
 		       !strncmp(f->type, "unsigned char", 13))))
-			return false;
+			goto refused;
 		br++;
 		end = strchr(br, ']');
 		if (strlen(br) > 7 || !end || end[1])
-			return false;
+			goto refused;
 		memcpy(num, br, end - br);
 		num[end - br] = '\0';
 		if (!parse_num(num, 0, &v) || !v || v > 1024)
-			return false;
+			goto refused;
 		f->size = v;
 		f->len = v;
 	} else {
@@ -752,13 +755,13 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		if (i == (int)ARRAY_SIZE(int_types) && tt > 1)
 			*caret = -1;
 		if (i == (int)ARRAY_SIZE(int_types))
-			return false;
+			goto refused;
 		f->kind = K_INT;
 		f->size = int_types[i].size;
 		f->fmt = int_types[i].fmt;
 		f->str = false;
 	}
-	if (!c_ident(f->name)) {
+	if (bad_name) {
 		*caret = t[tt].at;
 		return false;
 	}
@@ -767,6 +770,11 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		return false;
 	}
 	return true;
+refused:
+	/* The name is refused too: which of the two the log shows is not said */
+	if (bad_name)
+		*caret = -1;
+	return false;
 }
 
 static void canon_add(struct mt_sig *s, const struct mt_field *f)
@@ -809,6 +817,7 @@ static bool parse_fields(const char *args, int at, struct parsed *p)
 		}
 		if (n == 8 || (n && p->sig.nf == MAX_FIELDS)) {
 			p->v = V_UNKNOWN;
+			p->opaque = true;
 			return false;
 		}
 		if (*s == ';')
@@ -825,6 +834,7 @@ static bool parse_fields(const char *args, int at, struct parsed *p)
 			if (!strcmp(p->sig.f[j].name, p->sig.f[p->sig.nf].name)) {
 				/* The same field name twice: not documented */
 				p->v = V_UNKNOWN;
+				p->opaque = true;
 				return false;
 			}
 		p->sig.f[p->sig.nf].offset = total;
@@ -2591,6 +2601,13 @@ static bool step_dyn(const struct mt_step *s)
 		if (ret)
 			return err == EINVAL || err == EADDRINUSE ?
 			       check_caret(cmd, ps.caret) : true;
+		if (find_live(ps.name, false, NULL) < 0 && ps.opaque) {
+			/* Fields the model cannot follow: the event goes again */
+			if (ue_del(ps.name))
+				return failf("DIAG_IOCSDEL of the new %s: %s",
+					     ps.name, strerror(errno));
+			return true;
+		}
 		if (find_live(ps.name, false, NULL) < 0) {
 			e = new_event(&ps, false, true);
 			kept_taken(e, ps.name, ps.sig.canon);
