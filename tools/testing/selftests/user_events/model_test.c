@@ -256,7 +256,6 @@ static struct {
 	bool trunc;		/* no dynamic event but ours: truncating open */
 	int base_active, base_busy;
 	int base_kept;		/* kept formats, not ours, at the start */
-	int carry_soon, carry_maybe;	/* kept formats of earlier programs */
 	char *saved_max, *saved_enablers;
 	int notify[2];		/* the pipe an exec'd image reports on */
 } sys;
@@ -974,7 +973,7 @@ static void kept_count(int *sure, int *maybe)
 	int e;
 
 	*sure = 0;
-	*maybe = sys.base_kept + sys.carry_soon + sys.carry_maybe;
+	*maybe = sys.base_kept;
 	for (e = 0; e < m.nev; e++) {
 		if (m.ev[e].live || ev_keep(e) == KEEP_NONE)
 			continue;
@@ -1021,8 +1020,6 @@ static void keep_set(unsigned int mask, enum keep lo, enum keep hi,
 static void keep_written(int t)
 {
 	keep_set(1 << t, KEEP_SOON, KEEP_SOON, KEEP_MAYBE);
-	sys.carry_maybe += sys.carry_soon;
-	sys.carry_soon = 0;
 }
 
 /*
@@ -1061,12 +1058,12 @@ static int over_limit(const char *name, const char *canon, bool multi)
 static void kept_reclaimed(void)
 {
 	keep_set(1 << TR_TOP | 1 << TR_INST, KEEP_SOON, KEEP_SOON, KEEP_NONE);
-	sys.carry_soon = 0;
 }
 
 /*
  * A registration of @name with @canon created event @e: a kept format of
- * the same name and fields, if any, is its format now.
+ * the same name and fields, if any, is its format now, with what it
+ * waits for.
  */
 static void kept_taken(int e, const char *name, const char *canon)
 {
@@ -1076,8 +1073,10 @@ static void kept_taken(int e, const char *name, const char *canon)
 		if (k != e && !m.ev[k].live && !m.ev[k].multi &&
 		    ev_keep(k) == KEEP_HELD && !m.ev[k].dying &&
 		    !strcmp(m.ev[k].name, name) &&
-		    !strcmp(m.ev[k].sig.canon, canon))
+		    !strcmp(m.ev[k].sig.canon, canon)) {
+			memcpy(m.ev[e].keep, m.ev[k].keep, sizeof(m.ev[e].keep));
 			memset(m.ev[k].keep, 0, sizeof(m.ev[k].keep));
+		}
 }
 
 static const char *sys_dir(int e)
@@ -1221,8 +1220,6 @@ static void clear_buffers(void)
 			free(m.buf[b].r[--m.buf[b].n].data);
 	}
 	keep_set(1 << TR_TOP | 1 << TR_INST, KEEP_MAYBE, KEEP_HELD, KEEP_SOON);
-	sys.carry_soon += sys.carry_maybe;
-	sys.carry_maybe = 0;
 }
 
 static void add_rec(struct mt_buf *buf, int e, const unsigned char *p, int len)
@@ -2556,10 +2553,13 @@ static bool step_exit(const struct mt_step *s)
 static bool step_dyn(const struct mt_step *s)
 {
 	struct expect x = {0};
-	const char *cmd = s->cmd, *name;
+	char cmd[CMD_MAX];
+	const char *name;
 	struct parsed ps;
 	int e, err, skip, ret, match = -1, busy = 0, lim = 0;
 
+	/* dynamic_events takes "#" for the start of a comment */
+	snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(s->cmd, "#"), s->cmd);
 	write_file(ERROR_LOG, "", O_TRUNC);
 	if (!strncmp(cmd, "u:", 2)) {
 		skip = 2 + strspn(cmd + 2, " ");
@@ -2595,7 +2595,7 @@ static bool step_dyn(const struct mt_step *s)
 			if (lim < 0 && !err)
 				want(&x, EMFILE);
 		}
-		ret = ue_dyn_write(cmd);
+		ret = ue_dyn_write(s->cmd);
 		if (!check_ret(cmd, &x, ret ? -1 : 0, ret))
 			return false;
 		if (ret == EMFILE)
@@ -2639,7 +2639,7 @@ static bool step_dyn(const struct mt_step *s)
 	if (ps.v == V_UNKNOWN)
 		return true;
 	want(&x, match < 0 ? ENOENT : busy ? EBUSY : 0);
-	ret = ue_dyn_write(cmd);
+	ret = ue_dyn_write(s->cmd);
 	if (!check_ret(cmd, &x, ret ? -1 : 0, ret))
 		return false;
 	if (!ret && match >= 0)
@@ -3249,12 +3249,6 @@ static void reset_kernel(void)
 		while (m.perf[i].n)
 			free(m.perf[i].r[--m.perf[i].n].data);
 	clear_buffers();
-	/* Formats kept for the records just cleared go at the next reclaim */
-	for (e = 0; e < m.nev; e++)
-		if (m.ev[e].live || m.ev[e].dying ?
-		    m.ev[e].rec[TR_TOP] || m.ev[e].rec[TR_INST] :
-		    ev_keep(e) != KEEP_NONE)
-			sys.carry_soon++;
 	write_file(ERROR_LOG, "", O_TRUNC);
 	mprotect(page_at(A_RO), sys.page, PROT_READ | PROT_WRITE);
 	memset(mem, 0, A_HOLE * sys.page);
@@ -3276,9 +3270,15 @@ static void reset_model(void)
 	m.proc[0].pid = getpid();
 }
 
-/* Start a program: a clean kernel, the main process with one fd */
-static void begin(void)
+/*
+ * Start a program: a clean kernel, the main process with one fd. Every
+ * buffer is clear: no format stays kept for earlier programs' records
+ * once a creation at the limit made room.
+ */
+static bool begin(void)
 {
+	int kept;
+
 	reset_kernel();
 	reset_model();
 	m.file[0].used = true;
@@ -3286,6 +3286,10 @@ static void begin(void)
 	m.proc[0].fd[0] = open(DATA_FILE, O_RDWR);
 	m.proc[0].file[0] = 0;
 	why[0] = '\0';
+	kept = ue_release_kept();
+	return kept == sys.base_kept ||
+	       failf("%d formats kept with every buffer cleared, %d at the start",
+		     kept, sys.base_kept);
 }
 
 /* Run @n steps; the step that failed, or -1 */
@@ -3293,7 +3297,8 @@ static int run_steps(struct mt_step *steps, int n, bool quiet)
 {
 	int i;
 
-	begin();
+	if (!begin())
+		return 0;
 	for (i = 0; i < n; i++) {
 		if (!run_step(&steps[i]) || !check_all())
 			return i;
@@ -3543,7 +3548,10 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 		rng = rng ? rng : 1;
 		for (i = 0; i < NR_NAMES * NR_SIGS; i++)
 			gen_sig(&m.sigs[i / NR_SIGS][i % NR_SIGS]);
-		begin();
+		ASSERT_TRUE(begin()) {
+			TH_LOG("program %ld (seed 0x%llx): %s", prog,
+			       (unsigned long long)(args.seed + prog), why);
+		}
 		f = -1;
 		for (n = 0; n < args.steps; n++) {
 			gen_step(&steps[n]);
