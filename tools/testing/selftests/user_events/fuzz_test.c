@@ -412,16 +412,6 @@ static int parse_ull(const char *s, unsigned int base,
 	return 0;
 }
 
-static bool c_identifier(const char *s)
-{
-	if (!isalpha((unsigned char)*s) && *s != '_')
-		return false;
-	for (s++; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
 static const char * const plain_types[] = {
 	"u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "int",
 	"unsigned int", "short", "unsigned short", "char", "unsigned char",
@@ -453,7 +443,7 @@ static long field_size(char **tok, int n, char *canon, int *clen)
 			strcat(type, " ");
 		strcat(type, tok[i]);
 	}
-	if (!c_identifier(tok[type_tokens]))
+	if (!ue_c_ident(tok[type_tokens]))
 		return -1;
 	rest = n - type_tokens - 1;
 	bracket = strchr(type, '[');

@@ -626,16 +626,6 @@ static bool no_answer(int p)
 
 /* ---- commands: parsing as the documentation says ----------------------- */
 
-static bool c_ident(const char *s)
-{
-	if (!isalpha((unsigned char)*s) && *s != '_')
-		return false;
-	for (s++; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
 /* kstrtouint-like: base 0 (0x, 0) or 10; false when not a number */
 static bool parse_num(const char *s, int base, unsigned long long *v)
 {
@@ -702,7 +692,7 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		return false;
 	}
 	memcpy(f->name, t[tt].s, t[tt].len);
-	bad_name = !c_ident(f->name);
+	bad_name = !ue_c_ident(f->name);
 	rest = n - tt - 1;
 	f->is_signed = f->type[0] != 'u';
 	f->str = !!strstr(f->type, "char");

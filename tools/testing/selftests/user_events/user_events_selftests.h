@@ -11,6 +11,7 @@
 #ifndef _USER_EVENTS_SELFTESTS_H
 #define _USER_EVENTS_SELFTESTS_H
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -322,6 +323,17 @@ static inline __u64 ue_rand64(__u64 *state)
 	"char[9999]", "char[1025]", "char[aa]", "char[0x0000000000001]",	\
 	"char[", "u33", "void", "int*", "__data_loc", "__rel_loc",	\
 	"unsigned", "struct", "", "U32", "u32 ", "\xff\xfe"
+
+/* Whether @s is a C identifier, as a field name must be */
+static inline bool ue_c_ident(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (s++; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
 
 /* What the helpers put in write_index before DIAG_IOCSREG fills it in */
 #define UE_INDEX_GARBAGE	0x5eadbeefU
