@@ -1419,7 +1419,12 @@ static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
 	mark->max = max(mark->max, held + later);
 }
 
-/* Whether @buffer holds on @cpu nothing that it held at @mark */
+/*
+ * Whether @buffer holds on @cpu nothing that it held at @mark. Records go
+ * oldest first, except that a writer never overwrites the page a reader
+ * took out of the ring: what it holds may be older than what was
+ * overwritten.
+ */
 static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 				     const struct user_event_mark *mark)
 {
@@ -1429,7 +1434,10 @@ static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 	/* At least the count: what went is read after what it holds */
 	committed += user_event_buffer_gone(buffer, cpu);
 
-	return gone >= mark->max || committed < mark->min;
+	if (committed < mark->min)
+		return true;
+
+	return gone >= mark->max && !ring_buffer_reader_unread_cpu(buffer, cpu);
 }
 
 /*

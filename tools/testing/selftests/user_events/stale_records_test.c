@@ -18,6 +18,7 @@
  * ftrace, or only in perf) costs nothing once removed.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <sys/uio.h>
 
 #include "user_events_selftests.h"
@@ -323,6 +324,131 @@ TEST_F_TIMEOUT(bound, removed_events_with_records_count, 120)
 		       strerror(errno));
 	}
 	ASSERT_EQ(0, ue_del(BOUND_EVENT "_new"));
+}
+
+/*
+ * A reader of trace_pipe takes a page of records out of the ring and
+ * reads one of them; the event is removed; then other records overwrite
+ * the ring many times over. The writer never overwrites the reader's
+ * page: the removed event's records on it stay, printed as before, and
+ * its format stays with them, counted, even though more records than the
+ * buffer held went meanwhile. Once they are read, it makes room at once.
+ */
+#define READER_INSTANCE	INSTANCES_DIR "/__stale_reader"
+#define READER_OLD	"__stale_reader_old"
+#define READER_NEW	"__stale_reader_new"
+#define READER_PROBE	"u:__stale_reader_probe u32 x"
+
+FIXTURE(reader) {
+	int old_max;
+	bool umount;
+	cpu_set_t cpus;
+};
+
+static void reader_cleanup(void)
+{
+	rmdir(READER_INSTANCE);
+	ue_cleanup_event(READER_OLD);
+	ue_cleanup_event(READER_NEW);
+	ue_cleanup_event("__stale_reader_probe");
+}
+
+FIXTURE_SETUP(reader) {
+	cpu_set_t one;
+
+	self->old_max = -1;
+	USER_EVENT_FIXTURE_SETUP(self->umount);
+	reader_cleanup();
+	ASSERT_EQ(0, ue_release_kept());
+	ASSERT_EQ(0, mkdir(READER_INSTANCE, 0755));
+	/* A few pages: the smallest ring the core makes */
+	ASSERT_EQ(0, ue_write_str(READER_INSTANCE "/buffer_size_kb", "8", 0));
+	/* Every record on one CPU, the reader's page of that CPU */
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(self->cpus), &self->cpus));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	self->old_max = ue_read_max();
+	ASSERT_LT(0, self->old_max);
+}
+
+FIXTURE_TEARDOWN(reader) {
+	sched_setaffinity(0, sizeof(self->cpus), &self->cpus);
+	if (self->old_max > 0)
+		ue_write_max(self->old_max);
+	reader_cleanup();
+	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
+}
+
+/* Event @name, enabled in the instance, records @n values, then goes */
+static void reader_records(struct __test_metadata *_metadata,
+			   const char *name, int n)
+{
+	int fd = open(DATA_FILE, O_RDWR), index, word = 0, i;
+	struct iovec io[2] = {
+		{ &index, sizeof(index) },
+		{ &i, sizeof(i) },
+	};
+	char cmd[128];
+
+	ASSERT_NE(-1, fd);
+	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
+	ASSERT_EQ(0, ue_reg_fd(fd, cmd, &word, 0, sizeof(int), 0, &index));
+	ASSERT_EQ(0, ue_dir_enable(READER_INSTANCE, name, 1));
+	for (i = 0; i < n; i++)
+		ASSERT_WRITE(sizeof(index) + sizeof(i), writev(fd, io, 2));
+	ASSERT_EQ(0, ue_dir_enable(READER_INSTANCE, name, 0));
+	ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
+	close(fd);
+	ASSERT_TRUE(ue_del_unreferenced(name));
+}
+
+TEST_F_TIMEOUT(reader, reader_page_keeps_the_format, 120)
+{
+	static char text[1 << 16];
+	char line[64], *trace;
+	bool old_left, unknown;
+	int fd;
+
+	reader_records(_metadata, READER_OLD, 1000);
+	/* One line: the page of the oldest records becomes the reader's */
+	fd = open(READER_INSTANCE "/trace_pipe", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_LT(0, read(fd, line, sizeof(line) - 1));
+	close(fd);
+	ASSERT_EQ(1, ue_kept_count());
+
+	reader_records(_metadata, READER_NEW, 20000);
+	ASSERT_EQ(2, ue_kept_count());
+
+	/* At the limit the kernel takes back what it can: not these */
+	ASSERT_EQ(0, ue_write_max(ue_active_count() + ue_kept_count()));
+	EXPECT_EQ(EMFILE, ue_dyn_write(READER_PROBE)) {
+		TH_LOG("the format of records on the reader's page went");
+	}
+	trace = ue_read_file(READER_INSTANCE "/trace");
+	ASSERT_TRUE(!!trace);
+	old_left = strstr(trace, READER_OLD ": a=");
+	unknown = strstr(trace, "Unknown type");
+	free(trace);
+	EXPECT_TRUE(old_left) {
+		TH_LOG("no record of %s left on the reader's page", READER_OLD);
+	}
+	EXPECT_FALSE(unknown) {
+		TH_LOG("a record printed without its event");
+	}
+
+	/* Read: all gone, room at once */
+	fd = open(READER_INSTANCE "/trace_pipe", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	while (read(fd, text, sizeof(text)) > 0)
+		;
+	close(fd);
+	ASSERT_EQ(0, ue_dyn_write(READER_PROBE)) {
+		TH_LOG("creating an event after the records were read: %s",
+		       strerror(errno));
+	}
+	ASSERT_EQ(0, ue_del("__stale_reader_probe"));
 }
 
 /*
