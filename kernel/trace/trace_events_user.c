@@ -436,16 +436,20 @@ static unsigned int max_user_event_enablers = 65536;
  * @min: The fewest records committed to one of its buffers (the trace and
  *	the snapshot buffer, which swap) that held records
  * @max: The most
+ * @ts: The time of the mark, in the clock of the buffers
  *
  * A buffer counts the records it commits from its last reset, and lets
  * the oldest go first. It holds no record of the mark's time once it has
  * let @max of them go, or once its count is below @min: it was reset.
  * (A 32-bit count that wraps has committed more records than any buffer
- * holds: what it held is gone too.)
+ * holds: what it held is gone too.) Nor does it once every record it
+ * holds is later than @ts, which also tells a reset that the buffer
+ * filled up again to its old count.
  */
 struct user_event_mark {
 	unsigned long	min;
 	unsigned long	max;
+	u64		ts;
 };
 
 /**
@@ -1430,6 +1434,8 @@ static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 {
 	unsigned long gone = user_event_buffer_gone(buffer, cpu);
 	unsigned long committed = ring_buffer_entries_cpu(buffer, cpu);
+	bool unread;
+	u64 ts;
 
 	/* At least the count: what went is read after what it holds */
 	committed += user_event_buffer_gone(buffer, cpu);
@@ -1437,7 +1443,11 @@ static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 	if (committed < mark->min)
 		return true;
 
-	return gone >= mark->max && !ring_buffer_reader_unread_cpu(buffer, cpu);
+	unread = ring_buffer_reader_unread_cpu(buffer, cpu, &ts);
+	if (ts > mark->ts)
+		return true;
+
+	return gone >= mark->max && !unread;
 }
 
 /*
@@ -1470,6 +1480,9 @@ static bool user_event_tr_mark(struct trace_array *tr, int cpu,
 		else if (!user_event_buffer_passed(buffers[i], cpu, mark))
 			passed = false;
 	}
+	/* Later than any record held: they were all reserved before */
+	if (!check)
+		mark->ts = ring_buffer_time_stamp(buffers[0]);
 	arch_spin_unlock(&tr->max_lock);
 	local_irq_enable();
 
