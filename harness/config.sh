@@ -1,24 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Generate the .config of a flavour (debug|release|kcsan) into
+# Generate the .config of a flavour (debug|release|kcsan|kcsan-strict) into
 # build/obj-FLAVOUR.
 #
 # tinyconfig + guest.config + the kselftest config (+ debug.config,
-# release.config or kcsan.config), merged with merge_config.sh -m and
-# completed with olddefconfig in a scratch O= dir; the result replaces
+# release.config or kcsan.config, + kcsan-strict.config for the strict
+# flavour), merged with merge_config.sh -m and completed with olddefconfig in a scratch O= dir; the result replaces
 # obj-FLAVOUR/.config only when it differs, so an unchanged config never
 # triggers a rebuild.
 # Every requested value must land in the final .config.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-flavour=${1:?usage: config.sh debug|release|kcsan}
+flavour=${1:?usage: config.sh debug|release|kcsan|kcsan-strict}
 frags=("$UE_REPO/harness/configs/guest.config"
        "$TREE/tools/testing/selftests/user_events/config")
 case $flavour in
 debug)   frags+=("$UE_REPO/harness/configs/debug.config") ;;
 release) frags+=("$UE_REPO/harness/configs/release.config") ;;
 kcsan)   frags+=("$UE_REPO/harness/configs/kcsan.config") ;;
+kcsan-strict)
+	frags+=("$UE_REPO/harness/configs/kcsan.config"
+	       "$UE_REPO/harness/configs/kcsan-strict.config") ;;
 *) die "unknown flavour $flavour" ;;
 esac
 

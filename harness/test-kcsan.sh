@@ -7,6 +7,10 @@
 # series fails the run, the others (6.1 core code) are listed, not
 # counted (harness/scan-kcsan.sh).  Results: build/results-test-kcsan/.
 #
+# UE_KCSAN_STRICT=1  the strict flavour (build/obj-kcsan-strict,
+#                    configs/kcsan-strict.config): the races the default
+#                    one filters are reported too; results in
+#                    build/results-test-kcsan-strict/
 # UE_T=prog[,prog]   the kselftest programs (default: KCSAN_PROGS below)
 # UE_TIMEOUT         guest time limit in seconds (default 2400)
 # UE_ACCEL, UE_TIMEOUT_FACTOR: as make test
@@ -19,20 +23,23 @@ lock_build
 KCSAN_PROGS=stress_test,fuzz_test,model_test,fault_test,abi_test,fork_test,fault_inject_test,uffd_test,enabler_limit_test,enabler_fork_test
 export UE_T=${UE_T:-$KCSAN_PROGS}
 
+flavour=kcsan
+[ "${UE_KCSAN_STRICT:-0}" = 1 ] && flavour=kcsan-strict
+
 start=$SECONDS
 "$UE_REPO/harness/deps.sh" || exit 1
 "$UE_REPO/harness/assemble.sh" || exit 1
-nice -n 10 "$UE_REPO/harness/kernel.sh" kcsan || exit 1
-"$UE_REPO/harness/userspace.sh" kcsan || exit 1
+nice -n 10 "$UE_REPO/harness/kernel.sh" $flavour || exit 1
+"$UE_REPO/harness/userspace.sh" $flavour || exit 1
 
-res=$B/results-test-kcsan
+res=$B/results-test-$flavour
 mkdir -p "$B/tmp"
 "$UE_REPO/harness/tests/scanner-test.sh" > "$B/tmp/scanner-test.tap"
 
 args=("UE_SKIP_KMEMLEAK=1" "UE_T=$UE_T")
 [ -n "${UE_TIMEOUT_FACTOR:-}" ] && args+=("UE_TIMEOUT_FACTOR=$UE_TIMEOUT_FACTOR")
 UE_TIMEOUT=${UE_TIMEOUT:-2400} \
-	"$UE_REPO/harness/vm.sh" kcsan "$UE_REPO/harness/guest/test.sh" "$res" "${args[@]}"
+	"$UE_REPO/harness/vm.sh" $flavour "$UE_REPO/harness/guest/test.sh" "$res" "${args[@]}"
 
 # KCSAN reports: ours fail, the rest are listed
 dmesg=$res/dmesg.txt
@@ -46,7 +53,7 @@ else
 fi
 # A file built without KCSAN_SANITIZE (kernel/trace/ has it off when the
 # function tracer is built) would pass without being watched at all
-obj=$(objdir kcsan)
+obj=$(objdir $flavour)
 for o in kernel/trace/trace_events_user.o kernel/fork.o; do
 	# grep -c reads all of nm's output: with -q, nm could die of SIGPIPE
 	# and pipefail would turn the match into a failure
@@ -60,7 +67,7 @@ done
 if [ -f "$res/kcsan.txt" ]; then
 	log "kcsan counters: $(grep -E 'setup_watchpoints|data_races|no_capacity' "$res/kcsan.txt" | tr -s ' \n' ' ')"
 fi
-out=$("$UE_REPO/harness/scan-kcsan.sh" "$dmesg" "$(objdir kcsan)/vmlinux")
+out=$("$UE_REPO/harness/scan-kcsan.sh" "$dmesg" "$obj/vmlinux")
 rc=$?
 if [ -n "$out" ]; then
 	printf '%s\n' "$out" | sed 's/^/# kcsan /'
@@ -82,5 +89,5 @@ echo "block:BUG: KCSAN: " >> "$allow"
 echo "block:fault_inject_te: vmalloc error: size [0-9]+, vm_struct allocation failed" >> "$allow"
 UE_SPLAT_ALLOW=$allow "$UE_REPO/harness/results.sh" "$res" "$B/tmp/scanner-test.tap" "$tap"
 rc=$?
-log "make test-kcsan: $((SECONDS - start)) s"
+log "make test-kcsan ($flavour): $((SECONDS - start)) s"
 exit $rc
