@@ -2103,10 +2103,12 @@ static bool step_unreg(const struct mt_step *s)
 		err = EFAULT;
 	else if (req.rsize > sys.page)
 		err = E2BIG;
-	else if (req.rsize < 16 || s->flags)
+	else if (req.rsize < 16)
 		err = EINVAL;
 	else if (req.tail && req.rsize > 16)
-		err = E2BIG;
+		err = E2BIG;	/* refused uncopied: the reserved fields unseen */
+	else if (s->flags)
+		err = EINVAL;
 	else if (s->area != NR_AREAS)
 		for (i = 0; i < p->nen; i++)
 			if (p->en[i].area == s->area &&
