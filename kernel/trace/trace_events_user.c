@@ -432,24 +432,20 @@ static unsigned int max_user_event_enablers = 65536;
 #define USER_EVENT_KEPT_INTERVAL	HZ
 
 /**
- * struct user_event_mark - Where a per-CPU buffer of a trace array stood
- * @min: The fewest records committed to one of its buffers (the trace and
- *	the snapshot buffer, which swap) that held records
- * @max: The most
- * @ts: The time of the mark, in the clock of the buffers
+ * struct user_event_mark - Where the buffers of a trace array stood on a CPU
+ * @reset: For each of its two buffers (the trace and the snapshot buffer,
+ *	which swap) that held records, the number of its last reset; 0: none
+ * @end: The count of records that buffer had committed then
  *
  * A buffer counts the records it commits from its last reset, and lets
  * the oldest go first. It holds no record of the mark's time once it has
- * let @max of them go, or once its count is below @min: it was reset.
- * (A 32-bit count that wraps has committed more records than any buffer
- * holds: what it held is gone too.) Nor does it once every record it
- * holds is later than @ts, which also tells a reset that the buffer
- * filled up again to its old count.
+ * let @end of them go, or once it has another reset number: it was reset
+ * again, or held nothing then. The counts are compared as distances, so
+ * that they may wrap (32-bit).
  */
 struct user_event_mark {
-	unsigned long	min;
-	unsigned long	max;
-	u64		ts;
+	u64		reset[2];
+	unsigned long	end[2];
 };
 
 /**
@@ -1402,25 +1398,25 @@ static unsigned long user_event_buffer_gone(struct trace_buffer *buffer, int cpu
 }
 
 /*
- * Adds what @buffer holds on @cpu to @mark. The counts change under our
- * feet: read so that what is added is at most (min) and at least (max) the
- * count of the records it held. It holds nothing older when it comes out
- * empty, was reset meanwhile (the count of what it let go fell), or let
- * everything go meanwhile (what it held, read before what it let go, came
- * out negative).
+ * Marks what @buffer holds on @cpu in slot @i of @mark. The counts change
+ * under our feet: read so that the count marked is at least that of the
+ * records it held. Its reset number is read first: a reset after it holds
+ * none of them. It holds nothing older when it comes out empty or was
+ * reset meanwhile (the count of what it let go fell).
  */
 static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
-				   struct user_event_mark *mark)
+				   struct user_event_mark *mark, int i)
 {
+	u64 reset = ring_buffer_reset_seq_cpu(buffer, cpu);
 	unsigned long gone = user_event_buffer_gone(buffer, cpu);
 	unsigned long held = ring_buffer_entries_cpu(buffer, cpu);
 	unsigned long later = user_event_buffer_gone(buffer, cpu);
 
-	if (!held || (long)held < 0 || later < gone)
+	if (!held || (long)held < 0 || (long)(later - gone) < 0)
 		return;
 
-	mark->min = min(mark->min, held + gone);
-	mark->max = max(mark->max, held + later);
+	mark->reset[i] = reset;
+	mark->end[i] = held + later;
 }
 
 /*
@@ -1432,61 +1428,63 @@ static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
 static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 				     const struct user_event_mark *mark)
 {
-	unsigned long gone = user_event_buffer_gone(buffer, cpu);
-	unsigned long committed = ring_buffer_entries_cpu(buffer, cpu);
-	bool unread;
-	u64 ts;
+	u64 reset = ring_buffer_reset_seq_cpu(buffer, cpu);
+	unsigned long gone;
+	int i;
 
-	/* At least the count: what went is read after what it holds */
-	committed += user_event_buffer_gone(buffer, cpu);
+	for (i = 0; i < ARRAY_SIZE(mark->reset); i++) {
+		if (mark->reset[i] != reset)
+			continue;
 
-	if (committed < mark->min)
-		return true;
+		gone = user_event_buffer_gone(buffer, cpu);
+		return (long)(gone - mark->end[i]) >= 0 &&
+		       !ring_buffer_reader_unread_cpu(buffer, cpu);
+	}
 
-	unread = ring_buffer_reader_unread_cpu(buffer, cpu, &ts);
-	if (ts > mark->ts)
-		return true;
-
-	return gone >= mark->max && !unread;
+	/* Reset since the mark, or empty at it */
+	return true;
 }
 
 /*
  * Marks, or checks against their mark, both buffers of @tr on @cpu. A
- * snapshot swaps them, so one mark covers both, and max_lock keeps a swap
- * out meanwhile. A CPU that passed stays passed: its mark becomes empty.
+ * snapshot swaps them: max_lock keeps a swap out meanwhile, and a buffer
+ * is known by its reset number. A CPU that passed stays passed: its mark
+ * becomes empty.
  */
 static bool user_event_tr_mark(struct trace_array *tr, int cpu,
 			       struct user_event_mark *mark, bool check)
 {
-	struct trace_buffer *buffers[] = {
-		tr->array_buffer.buffer,
-#ifdef CONFIG_TRACER_MAX_TRACE
-		tr->max_buffer.buffer,
-#endif
-	};
+	struct trace_buffer *buffers[ARRAY_SIZE(mark->reset)];
 	bool passed = true;
 	int i;
 
+	if (check && !mark->reset[0] && !mark->reset[1])
+		return true;
+
 	if (!check)
-		*mark = (struct user_event_mark){ .min = ULONG_MAX };
+		*mark = (struct user_event_mark){};
 
 	local_irq_disable();
 	arch_spin_lock(&tr->max_lock);
+	/* Read under max_lock: a swap exchanges them */
+	buffers[0] = tr->array_buffer.buffer;
+#ifdef CONFIG_TRACER_MAX_TRACE
+	buffers[1] = tr->max_buffer.buffer;
+#else
+	buffers[1] = NULL;
+#endif
 	for (i = 0; i < ARRAY_SIZE(buffers); i++) {
 		if (!buffers[i])
 			continue;
 		if (!check)
-			user_event_mark_buffer(buffers[i], cpu, mark);
+			user_event_mark_buffer(buffers[i], cpu, mark, i);
 		else if (!user_event_buffer_passed(buffers[i], cpu, mark))
 			passed = false;
 	}
-	/* Later than any record held: they were all reserved before */
-	if (!check)
-		mark->ts = ring_buffer_time_stamp(buffers[0]);
 	arch_spin_unlock(&tr->max_lock);
 	local_irq_enable();
 
-	if ((!check && mark->min == ULONG_MAX) || (check && passed))
+	if (check && passed)
 		*mark = (struct user_event_mark){};
 
 	return passed;

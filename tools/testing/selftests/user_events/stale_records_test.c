@@ -339,6 +339,19 @@ TEST_F_TIMEOUT(bound, removed_events_with_records_count, 120)
 #define READER_NEW	"__stale_reader_new"
 #define READER_PROBE	"u:__stale_reader_probe u32 x"
 
+/* Seconds the wall clock was set back, given back at the teardown */
+static int clock_set_back;
+
+static int shift_wall_clock(int seconds)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_REALTIME, &now))
+		return -1;
+	now.tv_sec += seconds;
+	return clock_settime(CLOCK_REALTIME, &now);
+}
+
 FIXTURE(reader) {
 	int old_max;
 	bool umount;
@@ -373,6 +386,8 @@ FIXTURE_SETUP(reader) {
 }
 
 FIXTURE_TEARDOWN(reader) {
+	if (clock_set_back && !shift_wall_clock(clock_set_back))
+		clock_set_back = 0;
 	sched_setaffinity(0, sizeof(self->cpus), &self->cpus);
 	if (self->old_max > 0)
 		ue_write_max(self->old_max);
@@ -380,9 +395,12 @@ FIXTURE_TEARDOWN(reader) {
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
-/* Event @name, enabled in the instance, records @n values, then goes */
+/*
+ * Event @name, enabled in the instance, records @n values, then goes;
+ * with @set_back, the wall clock goes back a minute before it does
+ */
 static void reader_records(struct __test_metadata *_metadata,
-			   const char *name, int n)
+			   const char *name, int n, bool set_back)
 {
 	int fd = open(DATA_FILE, O_RDWR), index, word = 0, i;
 	struct iovec io[2] = {
@@ -397,6 +415,10 @@ static void reader_records(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, ue_dir_enable(READER_INSTANCE, name, 1));
 	for (i = 0; i < n; i++)
 		ASSERT_WRITE(sizeof(index) + sizeof(i), writev(fd, io, 2));
+	if (set_back) {
+		ASSERT_EQ(0, shift_wall_clock(-60));
+		clock_set_back = 60;
+	}
 	ASSERT_EQ(0, ue_dir_enable(READER_INSTANCE, name, 0));
 	ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
 	close(fd);
@@ -410,7 +432,7 @@ TEST_F_TIMEOUT(reader, reader_page_keeps_the_format, 120)
 	bool old_left, unknown;
 	int fd;
 
-	reader_records(_metadata, READER_OLD, 1000);
+	reader_records(_metadata, READER_OLD, 1000, false);
 	/* One line: the page of the oldest records becomes the reader's */
 	fd = open(READER_INSTANCE "/trace_pipe", O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, fd);
@@ -418,7 +440,7 @@ TEST_F_TIMEOUT(reader, reader_page_keeps_the_format, 120)
 	close(fd);
 	ASSERT_EQ(1, ue_kept_count());
 
-	reader_records(_metadata, READER_NEW, 20000);
+	reader_records(_metadata, READER_NEW, 20000, false);
 	ASSERT_EQ(2, ue_kept_count());
 
 	/* At the limit the kernel takes back what it can: not these */
@@ -449,6 +471,38 @@ TEST_F_TIMEOUT(reader, reader_page_keeps_the_format, 120)
 		       strerror(errno));
 	}
 	ASSERT_EQ(0, ue_del("__stale_reader_probe"));
+}
+
+/*
+ * The tai trace clock follows the wall clock, which root may set back:
+ * records written before that have later time stamps than the removal
+ * of their event. They are still there, and so is the format.
+ */
+TEST_F_TIMEOUT(reader, clock_set_back_keeps_the_format, 120)
+{
+	bool old_left, unknown;
+	char *trace;
+
+	if (ue_write_str(READER_INSTANCE "/trace_clock", "tai", 0))
+		SKIP(return, "no tai trace clock: %s", strerror(errno));
+
+	reader_records(_metadata, READER_OLD, 100, true);
+	EXPECT_EQ(1, ue_kept_count()) {
+		TH_LOG("the format went, its records were written 'later'");
+	}
+	trace = ue_read_file(READER_INSTANCE "/trace");
+	ASSERT_TRUE(!!trace);
+	old_left = strstr(trace, READER_OLD ": a=");
+	unknown = strstr(trace, "Unknown type");
+	free(trace);
+	EXPECT_TRUE(old_left);
+	EXPECT_FALSE(unknown) {
+		TH_LOG("a record printed without its event");
+	}
+
+	/* Cleared: room at once, whatever the clock */
+	ASSERT_EQ(0, ue_write_str(READER_INSTANCE "/trace", "", O_TRUNC));
+	EXPECT_EQ(0, ue_release_kept());
 }
 
 /*
