@@ -1466,13 +1466,33 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /*
+ * Whether @name (an event's name, or its tracepoint's) is one of ours:
+ * other programs' events are left alone. Ours have the pool's prefix,
+ * except where a command without a name makes its first field's type
+ * the name (e.g. "__data_loc"): the model has such an event.
+ */
+static bool ours(const char *name, size_t len)
+{
+	int e;
+
+	if (!strncmp(name, MT_PREFIX, strlen(MT_PREFIX)))
+		return true;
+	for (e = 0; e < m.nev; e++)
+		if ((strlen(m.ev[e].name) == len &&
+		     !strncmp(m.ev[e].name, name, len)) ||
+		    (strlen(m.ev[e].tp) == len && !strncmp(m.ev[e].tp, name, len)))
+			return true;
+	return false;
+}
+
+/*
  * user_events_status: one line per event sorted by name, "Used by" with
  * the tracers; Active and Busy. A dying event may still be listed.
  */
 static bool check_status(void)
 {
 	char *lines[MAX_EVENTS], *line, *save = NULL, *at;
-	int n = 0, e, i, active = -1, busy = -1, ours = 0, want_busy = 0;
+	int n = 0, e, i, active = -1, busy = -1, n_ours = 0, want_busy = 0;
 	int optional = 0;
 
 	if (!read_into(STATUS_FILE, &text_a))
@@ -1495,10 +1515,10 @@ static bool check_status(void)
 		if (sscanf(line, "Active: %d", &active) == 1 ||
 		    sscanf(line, "Busy: %d", &busy) == 1)
 			continue;
-		if (strncmp(line, MT_PREFIX, strlen(MT_PREFIX)))
+		if (!ours(line, strcspn(line, " ")))
 			continue;
-		if (ours < n && !strcmp(lines[ours], line)) {
-			ours++;
+		if (n_ours < n && !strcmp(lines[n_ours], line)) {
+			n_ours++;
 			continue;
 		}
 		/* A dying event, still listed, unused */
@@ -1509,13 +1529,13 @@ static bool check_status(void)
 			optional++;
 			continue;
 		}
-		at = ours < n ? lines[ours] : "(none)";
+		at = n_ours < n ? lines[n_ours] : "(none)";
 		failf("user_events_status: line \"%s\", the model \"%s\"",
 		      line, at);
 		goto out;
 	}
-	if (ours != n)
-		failf("user_events_status: no line \"%s\"", lines[ours]);
+	if (n_ours != n)
+		failf("user_events_status: no line \"%s\"", lines[n_ours]);
 	else if (active != sys.base_active + n + optional ||
 		 busy != sys.base_busy + want_busy)
 		failf("user_events_status: Active %d Busy %d, the model %d (+%d dying) and %d",
@@ -1564,7 +1584,7 @@ static bool check_listing(void)
 
 		n = 0;
 		while (dir && (d = readdir(dir))) {
-			if (strncmp(d->d_name, MT_PREFIX, strlen(MT_PREFIX)))
+			if (!ours(d->d_name, strlen(d->d_name)))
 				continue;
 			if (!known_tp(d->d_name, sysi, &dying)) {
 				closedir(dir);
@@ -1588,7 +1608,7 @@ static bool check_listing(void)
 	n = 0;
 	for (line = strtok_r(text_a, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "u:" MT_PREFIX, strlen("u:" MT_PREFIX)))
+		if (strncmp(line, "u:", 2) || !ours(line + 2, strcspn(line + 2, " ")))
 			continue;
 		canon = strchr(line, ' ');
 		if (canon)
