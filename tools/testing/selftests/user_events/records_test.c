@@ -875,25 +875,29 @@ TEST_F(printk, injected_record_printed_within_bounds)
  * buffered event, whose length word is laid out differently from a ring
  * buffer event's once the record is over 116 bytes (header included).
  * Payloads around that size, each with and without a filter that lets
- * it pass: the last field, at the very end of the record, prints its
- * value.
+ * it pass: the string of the last field, which ends the record, prints
+ * whole (a printer given a size short of the record prints <bad>).
  */
+#define BIG_TAIL	8	/* "t" and 6 digits and the NUL */
+
 TEST_F_TIMEOUT(printk, filtered_record_printed_whole, 120)
 {
 	static const unsigned int payloads[] = { 104, 108, 112, 116, 120, 128,
 						 512 };
 	char cmd[128], path[512], want[64], *line;
-	unsigned int i, filtered;
+	unsigned int i, filtered, fixed;
 	int fd, index, word = 0;
-	__u32 last;
+	__u32 loc;
 	char *rec;
 
 	fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, fd);
 	for (i = 0; i < ARRAY_SIZE(payloads); i++) {
-		/* pad is "p" and NULs; last fills the record's last 4 bytes */
-		snprintf(cmd, sizeof(cmd), "u:" BIG_EVENT " char[%u] pad; u32 last",
-			 payloads[i] - 4);
+		/* pad is "p" and NULs; the tail's string ends the record */
+		fixed = payloads[i] - BIG_TAIL;
+		snprintf(cmd, sizeof(cmd),
+			 "u:" BIG_EVENT " char[%u] pad; __rel_loc char[] tail",
+			 fixed - 4);
 		ASSERT_EQ(0, ue_dyn_write(cmd));
 		ASSERT_EQ(0, ue_reg_fd(fd, cmd + 2, &word, 0, sizeof(int), 0,
 				       &index));
@@ -903,14 +907,17 @@ TEST_F_TIMEOUT(printk, filtered_record_printed_whole, 120)
 		memcpy(rec, &index, sizeof(index));
 		rec[sizeof(index)] = 'p';
 
+		/* Right after its own word */
+		loc = BIG_TAIL << 16;
+		memcpy(rec + sizeof(index) + fixed - 4, &loc, sizeof(loc));
 		for (filtered = 0; filtered < 2; filtered++) {
-			last = 0x5eed0000 + payloads[i] * 2 + filtered;
-			memcpy(rec + sizeof(index) + payloads[i] - 4, &last, 4);
+			snprintf(rec + sizeof(index) + fixed, BIG_TAIL, "t%06u",
+				 (payloads[i] * 2 + filtered) % 1000000);
 			ASSERT_EQ(0, ue_write_str(ue_event_file(path,
 								sizeof(path),
 								BIG_EVENT,
 								"filter"),
-						  filtered ? "last != 0" : "0",
+						  filtered ? "pad != \"x\"" : "0",
 						  0));
 			ASSERT_EQ(0, ue_write_str(TP_PRINTK_FILE, "1", 0));
 			ASSERT_WRITE(sizeof(index) + payloads[i],
@@ -921,7 +928,8 @@ TEST_F_TIMEOUT(printk, filtered_record_printed_whole, 120)
 			ASSERT_NE(NULL, line) {
 				TH_LOG("tp_printk printed nothing");
 			}
-			snprintf(want, sizeof(want), " last=%u", last);
+			snprintf(want, sizeof(want), " tail=t%06u",
+				 (payloads[i] * 2 + filtered) % 1000000);
 			EXPECT_NE(NULL, strstr(line, want)) {
 				TH_LOG("%u-byte payload, %s: \"%s\", want \"%s\"",
 				       payloads[i],
