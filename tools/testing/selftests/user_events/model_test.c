@@ -1951,14 +1951,23 @@ static bool check_caret(const char *cmd, int caret)
 	col = strchr(caret_line, '^') ? strchr(caret_line, '^') - caret_line -
 					(int)strlen("  Command: ") : -1;
 	{
-		const char *word = cmd + caret;
-		size_t wl = strcspn(word, " \t;");
+		/* The word as logged: \xHH for a backslash and all but printable ASCII */
+		const unsigned char *word = (const unsigned char *)cmd + caret;
+		size_t i, wl = strcspn((const char *)word, " \t\n\v\f\r;");
+		char esc[CMD_MAX * 4 + 1], *e = esc;
 
+		for (i = 0; i < wl && e < esc + sizeof(esc) - 5; i++) {
+			if (word[i] < 0x20 || word[i] >= 0x7f || word[i] == '\\')
+				e += sprintf(e, "\\x%02x", word[i]);
+			else
+				*e++ = word[i];
+		}
+		*e = '\0';
 		if (col < 0 || col > (int)strlen(last) ||
-		    strncmp(last + col, word, wl))
-			return failf("error_log: the caret is under \"%s\", not \"%.*s\"",
+		    strncmp(last + col, esc, strlen(esc)))
+			return failf("error_log: the caret is under \"%s\", not \"%s\"",
 				     col >= 0 && col <= (int)strlen(last) ?
-				     last + col : "?", (int)wl, word);
+				     last + col : "?", esc);
 	}
 	return true;
 }
