@@ -2138,6 +2138,8 @@ static bool step_unreg(const struct mt_step *s)
 		err = E2BIG;	/* refused uncopied: the reserved fields unseen */
 	else if (s->flags)
 		err = EINVAL;
+	else if (s->area == NR_AREAS && sys.compat)
+		err = EFAULT;	/* over 4 GiB, not a sign-extended address */
 	else if (s->area != NR_AREAS)
 		for (i = 0; i < p->nen; i++)
 			if (p->en[i].area == s->area &&
