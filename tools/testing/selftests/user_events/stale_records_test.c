@@ -339,8 +339,8 @@ TEST_F_TIMEOUT(bound, removed_events_with_records_count, 120)
 #define READER_NEW	"__stale_reader_new"
 #define READER_PROBE	"u:__stale_reader_probe u32 x"
 
-/* Seconds the wall clock was set back, given back at the teardown */
-static int clock_set_back;
+/* Seconds the wall clock was put ahead, taken back at the teardown */
+static int clock_ahead;
 
 static int shift_wall_clock(int seconds)
 {
@@ -386,8 +386,8 @@ FIXTURE_SETUP(reader) {
 }
 
 FIXTURE_TEARDOWN(reader) {
-	if (clock_set_back && !shift_wall_clock(clock_set_back))
-		clock_set_back = 0;
+	if (clock_ahead && !shift_wall_clock(-clock_ahead))
+		clock_ahead = 0;
 	sched_setaffinity(0, sizeof(self->cpus), &self->cpus);
 	if (self->old_max > 0)
 		ue_write_max(self->old_max);
@@ -397,7 +397,9 @@ FIXTURE_TEARDOWN(reader) {
 
 /*
  * Event @name, enabled in the instance, records @n values, then goes;
- * with @set_back, the wall clock goes back a minute before it does
+ * with @set_back, the wall clock goes back a minute before it does (it
+ * was put a minute ahead for the records: a clock that started near the
+ * boot cannot go before it)
  */
 static void reader_records(struct __test_metadata *_metadata,
 			   const char *name, int n, bool set_back)
@@ -413,11 +415,15 @@ static void reader_records(struct __test_metadata *_metadata,
 	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
 	ASSERT_EQ(0, ue_reg_fd(fd, cmd, &word, 0, sizeof(int), 0, &index));
 	ASSERT_EQ(0, ue_dir_enable(READER_INSTANCE, name, 1));
+	if (set_back) {
+		ASSERT_EQ(0, shift_wall_clock(60));
+		clock_ahead = 60;
+	}
 	for (i = 0; i < n; i++)
 		ASSERT_WRITE(sizeof(index) + sizeof(i), writev(fd, io, 2));
 	if (set_back) {
 		ASSERT_EQ(0, shift_wall_clock(-60));
-		clock_set_back = 60;
+		clock_ahead = 0;
 	}
 	ASSERT_EQ(0, ue_dir_enable(READER_INSTANCE, name, 0));
 	ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
@@ -485,6 +491,8 @@ TEST_F_TIMEOUT(reader, clock_set_back_keeps_the_format, 120)
 
 	if (ue_write_str(READER_INSTANCE "/trace_clock", "tai", 0))
 		SKIP(return, "no tai trace clock: %s", strerror(errno));
+	if (shift_wall_clock(0))
+		SKIP(return, "cannot set the wall clock: %s", strerror(errno));
 
 	reader_records(_metadata, READER_OLD, 100, true);
 	EXPECT_EQ(1, ue_kept_count()) {
