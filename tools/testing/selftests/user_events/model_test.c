@@ -3463,7 +3463,15 @@ static long opt(const char *env, long def)
 {
 	const char *v = getenv(env);
 
-	return v && *v ? strtoll(v, NULL, 0) : def;
+	return v && *v ? strtol(v, NULL, 0) : def;
+}
+
+/* The seed is 64 bits in a 32-bit program too: the same programs anywhere */
+static __u64 opt_seed(const char *env, __u64 def)
+{
+	const char *v = getenv(env);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
 }
 
 static struct {
@@ -3638,7 +3646,7 @@ int main(int argc, char **argv)
 			sleep(1);
 		return 0;
 	}
-	args.seed = opt("UE_MODEL_SEED", DEF_SEED);
+	args.seed = opt_seed("UE_MODEL_SEED", DEF_SEED);
 	args.steps = opt("UE_MODEL_STEPS", DEF_STEPS);
 	args.programs = opt("UE_MODEL_PROGRAMS", DEF_PROGRAMS);
 	args.seconds = opt("UE_MODEL_SECONDS", 0);
