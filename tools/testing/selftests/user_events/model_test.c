@@ -1235,6 +1235,32 @@ static void hex(char *out, size_t cap, const unsigned char *p, int len)
 		sprintf(out + 2 * i, "%02x", p[i]);
 }
 
+/*
+ * The @size byte integer at @at in the program's byte order, zero
+ * extended: copied into a variable of its own size, which on a
+ * big-endian machine is not the first bytes of a 64-bit one.
+ */
+static unsigned long long load_int(const unsigned char *at, int size)
+{
+	__u16 u16;
+	__u32 u32;
+	__u64 u64;
+
+	switch (size) {
+	case 1:
+		return *at;
+	case 2:
+		memcpy(&u16, at, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, at, 4);
+		return u32;
+	default:
+		memcpy(&u64, at, 8);
+		return u64;
+	}
+}
+
 /* "TP: f=v ..." for a record of event @e, payload @p of @len bytes */
 static void decode(char *out, size_t cap, int e, const unsigned char *p,
 		   int len)
@@ -1253,7 +1279,7 @@ static void decode(char *out, size_t cap, int e, const unsigned char *p,
 
 		switch (f->kind) {
 		case K_INT:
-			memcpy(&u, at, f->size);
+			u = load_int(at, f->size);
 			if (f->is_signed && f->size < 8 &&
 			    (u >> (f->size * 8 - 1)) & 1)
 				u |= ~0ULL << (f->size * 8);
