@@ -339,7 +339,10 @@ TEST_F_TIMEOUT(bound, removed_events_with_records_count, 120)
 #define READER_NEW	"__stale_reader_new"
 #define READER_PROBE	"u:__stale_reader_probe u32 x"
 
-/* Seconds the wall clock was put ahead, taken back at the teardown */
+/*
+ * Seconds the wall clock was put ahead, taken back at the teardown where
+ * the clock may go back that far
+ */
 static int clock_ahead;
 
 static int shift_wall_clock(int seconds)
@@ -398,8 +401,8 @@ FIXTURE_TEARDOWN(reader) {
 /*
  * Event @name, enabled in the instance, records @n values, then goes;
  * with @set_back, the wall clock goes back a minute before it does (it
- * was put a minute ahead for the records: a clock that started near the
- * boot cannot go before it)
+ * was put two minutes ahead for the records: a wall clock that started
+ * at the boot, without a real-time clock, cannot go before the boot)
  */
 static void reader_records(struct __test_metadata *_metadata,
 			   const char *name, int n, bool set_back)
@@ -416,14 +419,14 @@ static void reader_records(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, ue_reg_fd(fd, cmd, &word, 0, sizeof(int), 0, &index));
 	ASSERT_EQ(0, ue_dir_enable(READER_INSTANCE, name, 1));
 	if (set_back) {
-		ASSERT_EQ(0, shift_wall_clock(60));
-		clock_ahead = 60;
+		ASSERT_EQ(0, shift_wall_clock(120));
+		clock_ahead += 120;
 	}
 	for (i = 0; i < n; i++)
 		ASSERT_WRITE(sizeof(index) + sizeof(i), writev(fd, io, 2));
 	if (set_back) {
 		ASSERT_EQ(0, shift_wall_clock(-60));
-		clock_ahead = 0;
+		clock_ahead -= 60;
 	}
 	ASSERT_EQ(0, ue_dir_enable(READER_INSTANCE, name, 0));
 	ASSERT_EQ(0, ue_unreg_fd(fd, &word, 0));
@@ -491,8 +494,10 @@ TEST_F_TIMEOUT(reader, clock_set_back_keeps_the_format, 120)
 
 	if (ue_write_str(READER_INSTANCE "/trace_clock", "tai", 0))
 		SKIP(return, "no tai trace clock: %s", strerror(errno));
-	if (shift_wall_clock(0))
+	/* Forward: whatever the clock, only a missing permission refuses it */
+	if (shift_wall_clock(1))
 		SKIP(return, "cannot set the wall clock: %s", strerror(errno));
+	clock_ahead += 1;
 
 	reader_records(_metadata, READER_OLD, 100, true);
 	EXPECT_EQ(1, ue_kept_count()) {
