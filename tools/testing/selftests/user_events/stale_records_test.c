@@ -434,11 +434,28 @@ static void reader_records(struct __test_metadata *_metadata,
 	ASSERT_TRUE(ue_del_unreferenced(name));
 }
 
+/* The instance still shows READER_OLD's records, each by its own event */
+static void expect_old_records_decoded(struct __test_metadata *_metadata)
+{
+	char *trace = ue_read_file(READER_INSTANCE "/trace");
+	bool old_left, unknown;
+
+	ASSERT_TRUE(!!trace);
+	old_left = strstr(trace, READER_OLD ": a=");
+	unknown = strstr(trace, "Unknown type");
+	free(trace);
+	EXPECT_TRUE(old_left) {
+		TH_LOG("no record of %s left in the instance", READER_OLD);
+	}
+	EXPECT_FALSE(unknown) {
+		TH_LOG("a record printed without its event");
+	}
+}
+
 TEST_F_TIMEOUT(reader, reader_page_keeps_the_format, 120)
 {
 	static char text[1 << 16];
-	char line[64], *trace;
-	bool old_left, unknown;
+	char line[64];
 	int fd;
 
 	reader_records(_metadata, READER_OLD, 1000, false);
@@ -457,17 +474,7 @@ TEST_F_TIMEOUT(reader, reader_page_keeps_the_format, 120)
 	EXPECT_EQ(EMFILE, ue_dyn_write(READER_PROBE)) {
 		TH_LOG("the format of records on the reader's page went");
 	}
-	trace = ue_read_file(READER_INSTANCE "/trace");
-	ASSERT_TRUE(!!trace);
-	old_left = strstr(trace, READER_OLD ": a=");
-	unknown = strstr(trace, "Unknown type");
-	free(trace);
-	EXPECT_TRUE(old_left) {
-		TH_LOG("no record of %s left on the reader's page", READER_OLD);
-	}
-	EXPECT_FALSE(unknown) {
-		TH_LOG("a record printed without its event");
-	}
+	expect_old_records_decoded(_metadata);
 
 	/* Read: all gone, room at once */
 	fd = open(READER_INSTANCE "/trace_pipe", O_RDONLY | O_NONBLOCK);
@@ -489,9 +496,6 @@ TEST_F_TIMEOUT(reader, reader_page_keeps_the_format, 120)
  */
 TEST_F_TIMEOUT(reader, clock_set_back_keeps_the_format, 120)
 {
-	bool old_left, unknown;
-	char *trace;
-
 	if (ue_write_str(READER_INSTANCE "/trace_clock", "tai", 0))
 		SKIP(return, "no tai trace clock: %s", strerror(errno));
 	/* Forward: whatever the clock, only a missing permission refuses it */
@@ -503,15 +507,7 @@ TEST_F_TIMEOUT(reader, clock_set_back_keeps_the_format, 120)
 	EXPECT_EQ(1, ue_kept_count()) {
 		TH_LOG("the format went, its records were written 'later'");
 	}
-	trace = ue_read_file(READER_INSTANCE "/trace");
-	ASSERT_TRUE(!!trace);
-	old_left = strstr(trace, READER_OLD ": a=");
-	unknown = strstr(trace, "Unknown type");
-	free(trace);
-	EXPECT_TRUE(old_left);
-	EXPECT_FALSE(unknown) {
-		TH_LOG("a record printed without its event");
-	}
+	expect_old_records_decoded(_metadata);
 
 	/* Cleared: room at once, whatever the clock */
 	ASSERT_EQ(0, ue_write_str(READER_INSTANCE "/trace", "", O_TRUNC));
