@@ -1401,8 +1401,11 @@ static unsigned long user_event_buffer_gone(struct trace_buffer *buffer, int cpu
  * Marks what @buffer holds on @cpu in slot @i of @mark. The counts change
  * under our feet: read so that the count marked is at least that of the
  * records it held. Its reset number is read first: a reset after it holds
- * none of them. It holds nothing older when it comes out empty or was
- * reset meanwhile (the count of what it let go fell).
+ * none of them. It holds nothing older when it was reset meanwhile (the
+ * count of what it let go fell), or when it comes out empty and its reader
+ * page holds nothing unread: a writer overwriting the ring while the
+ * counts are read can make them come out empty, but never overwrites the
+ * reader page, whose unread records the mark then waits for.
  */
 static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
 				   struct user_event_mark *mark, int i)
@@ -1412,8 +1415,14 @@ static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
 	unsigned long held = ring_buffer_entries_cpu(buffer, cpu);
 	unsigned long later = user_event_buffer_gone(buffer, cpu);
 
-	if (!held || (long)held < 0 || (long)(later - gone) < 0)
+	if ((long)(later - gone) < 0)
 		return;
+
+	if ((long)held <= 0) {
+		if (!ring_buffer_reader_unread_cpu(buffer, cpu))
+			return;
+		held = 0;
+	}
 
 	mark->reset[i] = reset;
 	mark->end[i] = held + later;
