@@ -1432,10 +1432,12 @@ static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
  * Whether @buffer holds on @cpu nothing that it held at @mark. Records go
  * oldest first, except that a writer never overwrites the page a reader
  * took out of the ring: what it holds may be older than what was
- * overwritten.
+ * overwritten. A count that reached the mark moves it up, so that the
+ * count, which may wrap on 32-bit, stays past it while the reader page
+ * waits.
  */
 static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
-				     const struct user_event_mark *mark)
+				     struct user_event_mark *mark)
 {
 	u64 reset = ring_buffer_reset_seq_cpu(buffer, cpu);
 	unsigned long gone;
@@ -1446,8 +1448,11 @@ static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 			continue;
 
 		gone = user_event_buffer_gone(buffer, cpu);
-		return (long)(gone - mark->end[i]) >= 0 &&
-		       !ring_buffer_reader_unread_cpu(buffer, cpu);
+		if ((long)(gone - mark->end[i]) < 0)
+			return false;
+
+		mark->end[i] = gone;
+		return !ring_buffer_reader_unread_cpu(buffer, cpu);
 	}
 
 	/* Reset since the mark, or empty at it */
