@@ -611,6 +611,7 @@ static bool call(int p, struct mt_box *b)
 }
 
 static bool failf(const char *fmt, ...);
+static void failf_more(const char *fmt, ...);
 
 /* A process that did not answer within the bound: what it is doing */
 static bool no_answer(int p)
@@ -625,10 +626,11 @@ static bool no_answer(int p)
 	/* A futex wait shows its address: is it the box's? */
 	snprintf(path, sizeof(path), "/proc/%d/syscall", boxes_pid[p]);
 	sc = ue_read_file(path);
-	ok = failf("process %d (pid %d) does not answer: req %d resp %d (at %p, %p), stat %s, wchan %s, syscall %s",
-		   p, boxes_pid[p], boxes[p].req, boxes[p].resp,
-		   (void *)&boxes[p].req, (void *)&boxes[p].resp,
-		   stat ? stat : "(gone)", wchan ? wchan : "?", sc ? sc : "?");
+	ok = failf("process %d (pid %d) does not answer: req %d at %p, resp %d",
+		   p, boxes_pid[p], boxes[p].req, (void *)&boxes[p].req,
+		   boxes[p].resp);
+	failf_more(", stat %s, wchan %s, syscall %s", stat ? stat : "(gone)",
+		   wchan ? wchan : "?", sc ? sc : "?");
 	free(stat);
 	free(wchan);
 	free(sc);
