@@ -739,9 +739,10 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 		      (br - f->type == 13 &&
 		       !strncmp(f->type, "unsigned char", 13))))
 			goto refused;
+		/* What follows the "]" is ignored, within the 7 characters */
 		br++;
 		end = strchr(br, ']');
-		if (strlen(br) > 7 || !end || end[1])
+		if (strlen(br) > 7 || !end)
 			goto refused;
 		memcpy(num, br, end - br);
 		num[end - br] = '\0';
