@@ -735,6 +735,9 @@ static bool parse_field(const struct tok *t, int n, struct mt_field *f,
 
 		f->kind = K_STR;
 		f->str = true;
+		/* Which word of "unsigned char[N]" is refused is not said */
+		if (tt > 1)
+			*caret = -1;
 		if (!((br - f->type == 4 && !strncmp(f->type, "char", 4)) ||
 		      (br - f->type == 13 &&
 		       !strncmp(f->type, "unsigned char", 13))))
