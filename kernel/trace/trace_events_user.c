@@ -444,7 +444,7 @@ static unsigned int max_user_event_enablers = 65536;
  * that they may wrap (32-bit).
  */
 struct user_event_mark {
-	u64		reset[2];
+	unsigned long	reset[2];
 	unsigned long	end[2];
 };
 
@@ -1398,48 +1398,54 @@ static unsigned long user_event_buffer_gone(struct trace_buffer *buffer, int cpu
 }
 
 /*
- * Marks what @buffer holds on @cpu in slot @i of @mark. The counts change
- * under our feet: read so that the count marked is at least that of the
- * records it held. Its reset number is read first: a reset after it holds
- * none of them. It holds nothing older when it was reset meanwhile (the
- * count of what it let go fell), or when it comes out empty and its reader
- * page holds nothing unread: a writer overwriting the ring while the
- * counts are read can make them come out empty, but never overwrites the
- * reader page, whose unread records the mark then waits for.
+ * Marks what @buffer holds on @cpu in slot @i of @mark; max_lock held. The
+ * counts change under our feet: read so that the count marked is at least
+ * that of the records it held. Its reset number is read first: a reset
+ * after it holds none of them. It holds nothing older when it was reset
+ * meanwhile (the count of what it let go fell). A writer overwriting the
+ * ring while the counts are read can make them come out empty, but never
+ * overwrites the reader page, whose unread records the mark then waits
+ * for: the caller looks at that page, which takes a lock of the buffer.
+ * Return: the reset number of @buffer if its reader page decides whether
+ * it held anything (the mark is dropped if it holds nothing unread), or 0.
  */
-static void user_event_mark_buffer(struct trace_buffer *buffer, int cpu,
-				   struct user_event_mark *mark, int i)
+static unsigned long user_event_mark_buffer(struct trace_buffer *buffer,
+					    int cpu,
+					    struct user_event_mark *mark, int i)
 {
-	u64 reset = ring_buffer_reset_seq_cpu(buffer, cpu);
+	unsigned long reset = ring_buffer_reset_seq_cpu(buffer, cpu);
 	unsigned long gone = user_event_buffer_gone(buffer, cpu);
 	unsigned long held = ring_buffer_entries_cpu(buffer, cpu);
 	unsigned long later = user_event_buffer_gone(buffer, cpu);
 
 	if ((long)(later - gone) < 0)
-		return;
-
-	if ((long)held <= 0) {
-		if (!ring_buffer_reader_unread_cpu(buffer, cpu))
-			return;
-		held = 0;
-	}
+		return 0;
 
 	mark->reset[i] = reset;
-	mark->end[i] = held + later;
+	if ((long)held > 0) {
+		mark->end[i] = held + later;
+		return 0;
+	}
+
+	mark->end[i] = later;
+	return reset;
 }
 
 /*
- * Whether @buffer holds on @cpu nothing that it held at @mark. Records go
- * oldest first, except that a writer never overwrites the page a reader
- * took out of the ring: what it holds may be older than what was
- * overwritten. A count that reached the mark moves it up, so that the
- * count, which may wrap on 32-bit, stays past it while the reader page
- * waits.
+ * Whether @buffer holds on @cpu nothing that it held at @mark, as far as
+ * its counts tell; max_lock held. Records go oldest first, except that a
+ * writer never overwrites the page a reader took out of the ring: what it
+ * holds may be older than what was overwritten, so once the counts passed
+ * the mark, *@reader is set to the reset number of @buffer, whose reader
+ * page must hold nothing unread too (else it stays 0). A count that
+ * reached the mark moves it up, so that the count, which may wrap on
+ * 32-bit, stays past it while the reader page waits.
  */
 static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
-				     struct user_event_mark *mark)
+				     struct user_event_mark *mark,
+				     unsigned long *reader)
 {
-	u64 reset = ring_buffer_reset_seq_cpu(buffer, cpu);
+	unsigned long reset = ring_buffer_reset_seq_cpu(buffer, cpu);
 	unsigned long gone;
 	int i;
 
@@ -1452,7 +1458,8 @@ static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 			return false;
 
 		mark->end[i] = gone;
-		return !ring_buffer_reader_unread_cpu(buffer, cpu);
+		*reader = reset;
+		return true;
 	}
 
 	/* Reset since the mark, or empty at it */
@@ -1460,16 +1467,36 @@ static bool user_event_buffer_passed(struct trace_buffer *buffer, int cpu,
 }
 
 /*
+ * Whether the reader page of @buffer on @cpu may hold unread records of
+ * the content whose reset number is @reset. When @buffer has another
+ * number now (it was reset, or a snapshot of that CPU alone swapped the
+ * per-CPU buffers) the answer is yes: the next check tells.
+ */
+static bool user_event_reader_unread(struct trace_buffer *buffer, int cpu,
+				     unsigned long reset)
+{
+	unsigned long now;
+	bool unread = ring_buffer_reader_unread_cpu(buffer, cpu, &now);
+
+	return unread || now != reset;
+}
+
+/*
  * Marks, or checks against their mark, both buffers of @tr on @cpu. A
- * snapshot swaps them: max_lock keeps a swap out meanwhile, and a buffer
- * is known by its reset number. A CPU that passed stays passed: its mark
- * becomes empty.
+ * snapshot swaps them: max_lock keeps a swap out while their counts are
+ * read, and a buffer is known by its reset number. Nothing that takes a
+ * lock or fires an event runs under max_lock, whose own slow path fires
+ * lock events: an event may trigger a snapshot, which would wait for ever
+ * for max_lock. The reader pages are looked at after it. A CPU that
+ * passed stays passed: its mark becomes empty.
  */
 static bool user_event_tr_mark(struct trace_array *tr, int cpu,
 			       struct user_event_mark *mark, bool check)
 {
 	struct trace_buffer *buffers[ARRAY_SIZE(mark->reset)];
+	unsigned long reader[ARRAY_SIZE(mark->reset)] = {};
 	bool passed = true;
+	bool unread;
 	int i;
 
 	if (check && !mark->reset[0] && !mark->reset[1])
@@ -1479,7 +1506,8 @@ static bool user_event_tr_mark(struct trace_array *tr, int cpu,
 		*mark = (struct user_event_mark){};
 
 	local_irq_disable();
-	arch_spin_lock(&tr->max_lock);
+	while (!arch_spin_trylock(&tr->max_lock))
+		cpu_relax();
 	/* Read under max_lock: a swap exchanges them */
 	buffers[0] = tr->array_buffer.buffer;
 #ifdef CONFIG_TRACER_MAX_TRACE
@@ -1491,12 +1519,26 @@ static bool user_event_tr_mark(struct trace_array *tr, int cpu,
 		if (!buffers[i])
 			continue;
 		if (!check)
-			user_event_mark_buffer(buffers[i], cpu, mark, i);
-		else if (!user_event_buffer_passed(buffers[i], cpu, mark))
+			reader[i] = user_event_mark_buffer(buffers[i], cpu,
+							   mark, i);
+		else if (!user_event_buffer_passed(buffers[i], cpu, mark,
+						   &reader[i]))
 			passed = false;
 	}
 	arch_spin_unlock(&tr->max_lock);
 	local_irq_enable();
+
+	for (i = 0; i < ARRAY_SIZE(buffers) && passed; i++) {
+		if (!reader[i])
+			continue;
+		unread = user_event_reader_unread(buffers[i], cpu, reader[i]);
+		if (check) {
+			passed = !unread;
+		} else if (!unread) {
+			mark->reset[i] = 0;
+			mark->end[i] = 0;
+		}
+	}
 
 	if (check && passed)
 		*mark = (struct user_event_mark){};

@@ -361,8 +361,13 @@ FIXTURE(reader) {
 	cpu_set_t cpus;
 };
 
+/* A snapshot of the instance at each event of a ring buffer's reader lock */
+#define LOCK_TRIGGER	READER_INSTANCE "/events/lock/lock_acquire/trigger"
+#define LOCK_SNAPSHOT	"snapshot if name ~ \"*reader_lock*\""
+
 static void reader_cleanup(void)
 {
+	ue_write_str(LOCK_TRIGGER, "!snapshot", O_APPEND);
 	rmdir(READER_INSTANCE);
 	ue_cleanup_event(READER_OLD);
 	ue_cleanup_event(READER_NEW);
@@ -512,6 +517,45 @@ TEST_F_TIMEOUT(reader, clock_set_back_keeps_the_format, 120)
 	/* Cleared: room at once, whatever the clock */
 	ASSERT_EQ(0, ue_write_str(READER_INSTANCE "/trace", "", O_TRUNC));
 	EXPECT_EQ(0, ue_release_kept());
+}
+
+/*
+ * Root may snapshot an instance whenever a lock is taken (a trigger on
+ * the lock_acquire event of lockdep kernels): the snapshot swaps the
+ * instance's buffers under its max_lock. Marking and checking what the
+ * buffers hold for a removed event reads them while no swap may run,
+ * and must not itself take a lock there, or the snapshot it triggers
+ * waits for ever on the CPU that holds max_lock. The removal and the
+ * reclaim at the limit complete, and the format stays while its records
+ * are in either buffer.
+ */
+TEST_F_TIMEOUT(reader, snapshot_on_reader_lock_events, 120)
+{
+	if (access(LOCK_TRIGGER, W_OK))
+		SKIP(return, "no lock_acquire event (a kernel without LOCKDEP): %s",
+		     strerror(errno));
+	if (access(READER_INSTANCE "/snapshot", F_OK))
+		SKIP(return, "no snapshot (a kernel without TRACER_SNAPSHOT): %s",
+		     strerror(errno));
+	ASSERT_EQ(0, ue_write_str(LOCK_TRIGGER, LOCK_SNAPSHOT, O_APPEND)) {
+		TH_LOG("snapshot trigger: %s", strerror(errno));
+	}
+
+	reader_records(_metadata, READER_OLD, 100, false);
+	ASSERT_EQ(1, ue_kept_count());
+	ASSERT_EQ(0, ue_write_max(ue_active_count() + ue_kept_count()));
+	EXPECT_EQ(EMFILE, ue_dyn_write(READER_PROBE)) {
+		TH_LOG("the format went while the instance held its records");
+	}
+
+	ASSERT_EQ(0, ue_write_str(LOCK_TRIGGER, "!snapshot", O_APPEND));
+	ASSERT_EQ(0, ue_write_str(READER_INSTANCE "/trace", "", O_TRUNC));
+	ASSERT_EQ(0, ue_write_str(READER_INSTANCE "/snapshot", "2", 0));
+	ASSERT_EQ(0, ue_dyn_write(READER_PROBE)) {
+		TH_LOG("creating an event after both buffers were cleared: %s",
+		       strerror(errno));
+	}
+	ASSERT_EQ(0, ue_del("__stale_reader_probe"));
 }
 
 /*
