@@ -2924,6 +2924,21 @@ static const char *ws(void)
 	return w[rn(ARRAY_SIZE(w))];
 }
 
+/*
+ * The size of a struct field after fields of @used bytes: mostly small,
+ * sometimes so that the static size ends at a bound or one past it (the
+ * largest static size, the largest ftrace payload), where buffers allow
+ */
+static int gen_struct_size(long used, bool at_bound)
+{
+	long bound = rn(2) ? sys.lim.max_static : sys.lim.ftrace;
+	long size = bound + (int)rn(3) - 1 - used;
+
+	if (!at_bound || size < 1 || sys.lim.max_static + 512 > DATA_MAX)
+		return 1 + rn(24);
+	return size;
+}
+
 static void gen_sig(struct mt_sig *sig)
 {
 	char cmd[600] = "x ";
@@ -2936,17 +2951,24 @@ static void gen_sig(struct mt_sig *sig)
 		const char *type = t < (int)ARRAY_SIZE(int_types) ?
 				   int_types[t].type :
 				   other_types[t - ARRAY_SIZE(int_types)];
+		long before = 0;
 		int fn;
 
 		do {
 			fn = rn(ARRAY_SIZE(field_names));
 		} while (strchr(used, 'a' + fn));
 		used[strlen(used)] = 'a' + fn;
+		if (!strncmp(type, "struct", 6)) {
+			/* The static size of the fields so far */
+			parse_cmd(cmd, 0, &ps);
+			if (ps.v == V_OK)
+				before = ps.sig.min_size;
+		}
 		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
 			 "%s%s %s", i ? "; " : "", type, field_names[fn]);
 		if (!strncmp(type, "struct", 6))
 			snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
-				 " %u", 1 + rn(24));
+				 " %d", gen_struct_size(before, !rn(8)));
 	}
 	parse_cmd(cmd, 0, &ps);
 	*sig = ps.sig;
@@ -2992,7 +3014,14 @@ static char *gen_cmd(bool dyn_ok)
 		strcat(cmd, i ? (rn(2) ? ";" : rn(2) ? "; " : " ;\t") : ws());
 		if (r >= 88 && r < 96 && !rn(sig->nf)) {
 			/* A field the parser refuses, mostly */
-			switch (rn(4)) {
+			switch (rn(5)) {
+			case 4:
+				/* A static size at a bound, or one past it */
+				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
+					 "struct s1 %s %d", f->name,
+					 gen_struct_size(sig->min_size - f->size,
+							 true));
+				break;
 			case 3:
 				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
 					 "struct s1 %s %s", f->name,
@@ -3023,17 +3052,23 @@ static char *gen_cmd(bool dyn_ok)
 	}
 	if (!rn(8))
 		strcat(cmd, rn(2) ? ";" : " ; ");
-	/* Over the ioctl's 512 bytes */
-	if (r >= 96 && r < 98)
+	/* Over the ioctl's 512 bytes, or around them in white space */
+	if (r >= 96 && r < 98 && (dyn_ok || rn(2))) {
 		while (strlen(cmd) < 530)
 			strcat(cmd, "; u8 pad");
+	} else if (r >= 96 && r < 98) {
+		size_t at = strcspn(cmd, " \t"), pad = 509 + rn(6);
+
+		pad = pad > strlen(cmd) ? pad - strlen(cmd) : 0;
+		memmove(cmd + at + pad, cmd + at, strlen(cmd + at) + 1);
+		memset(cmd + at, ' ', pad);
+	}
 	/* A few bytes changed */
 	len = strlen(cmd);
 	if (r >= 98 && len > 6) {
 		for (i = rn(3) + 1; i; i--)
 			cmd[4 + rn(len - 4)] = " \t;[]:0x"[rn(8)];
 	}
-	(void)dyn_ok;
 	return cmd;
 }
 
@@ -3106,9 +3141,9 @@ static void gen_step(struct mt_step *s)
 		s->flags = s->flags < 78 ? 0 : s->flags < 88 ?
 			   USER_EVENT_REG_MULTI_FORMAT : s->flags < 94 ?
 			   USER_EVENT_REG_PERSIST : s->flags < 98 ? 3 :
-			   1 << (2 + rn(14));
+			   rn(2) ? 4 : 1 << (2 + rn(14));
 		s->on = !rn(12);	/* from a thread */
-		s->variant = rn(16) ? AT_CMD : rn(24);
+		s->variant = rn(6) ? AT_CMD : rn(24);
 		if (s->variant == 6 || s->variant == 7)
 			s->variant = AT_CMD;
 	} else if (r < 300) {
