@@ -3535,7 +3535,19 @@ static void user_event_print_number(struct trace_seq *s, const struct user_field
 		trace_seq_printf(s, "%llu", val);
 }
 
-/* Prints a record in the layout of @fmt */
+/*
+ * What a line cut short must leave free in its page: the "[LINE TOO BIG]\n"
+ * the trace file ends it with, and the NUL tp_printk adds
+ */
+#define USER_EVENT_TOO_BIG	"[LINE TOO BIG]\n"
+#define USER_EVENT_LINE_ROOM	sizeof(USER_EVENT_TOO_BIG)
+
+/*
+ * Prints a record in the layout of @fmt. A line too long for its page is
+ * cut after the last field that leaves the room for the end of a cut line:
+ * cut anywhere later, the trace file could not end it, and the next
+ * record's line would be glued to it.
+ */
 static enum print_line_t user_event_print(struct trace_iterator *iter,
 					  const struct user_event_fmt *fmt)
 {
@@ -3543,6 +3555,7 @@ static enum print_line_t user_event_print(struct trace_iterator *iter,
 	struct trace_seq *s = &iter->seq;
 	const struct user_field *f;
 	void *rec = iter->ent;
+	unsigned int cut;
 	u32 rec_size;
 	int i;
 
@@ -3554,9 +3567,13 @@ static enum print_line_t user_event_print(struct trace_iterator *iter,
 	rec_size = iter->ent_size ?: sizeof(struct trace_entry) + desc->min_size;
 
 	trace_seq_printf(s, "%s:", fmt->name);
+	cut = trace_seq_used(s);
 
 	for (i = 0; i < desc->count; i++) {
 		f = &desc->fields[i];
+
+		if (trace_seq_used(s) + USER_EVENT_LINE_ROOM <= sizeof(s->buffer))
+			cut = trace_seq_used(s);
 
 		trace_seq_printf(s, " %s=", f->name);
 		if ((u64)f->offset + f->size > rec_size) {
@@ -3582,7 +3599,11 @@ static enum print_line_t user_event_print(struct trace_iterator *iter,
 	}
 
 	trace_seq_putc(s, '\n');
-	return trace_handle_return(s);
+	if (!trace_seq_has_overflowed(s))
+		return TRACE_TYPE_HANDLED;
+
+	s->seq.len = cut;
+	return TRACE_TYPE_PARTIAL_LINE;
 }
 
 /* A record found by its type id, in a buffer: its event may be gone */
@@ -3600,8 +3621,17 @@ static enum print_line_t user_event_print_call(struct trace_iterator *iter,
 {
 	struct trace_event_call *call = container_of(event, struct trace_event_call, event);
 	struct user_event *user = call->data;
+	enum print_line_t ret;
 
-	return user_event_print(iter, user->fmt);
+	ret = user_event_print(iter, user->fmt);
+
+	/* tp_printk ends the line with a NUL, and no marker of its own */
+	if (ret == TRACE_TYPE_PARTIAL_LINE) {
+		iter->seq.full = 0;
+		trace_seq_puts(&iter->seq, USER_EVENT_TOO_BIG);
+	}
+
+	return ret;
 }
 
 /* ---- ioctls and file operations ---- */

@@ -1090,4 +1090,124 @@ TEST_F(user, trace_text_struct_hex) {
 	}
 }
 
+/*
+ * A struct whose hex is longer than a page cannot be printed: the line
+ * ends "[LINE TOO BIG]" where the field would start, and the next
+ * record still gets a line of its own.
+ */
+TEST_F(user, trace_text_struct_too_big) {
+	int size = sysconf(_SC_PAGESIZE) / 2 + 16, index = -1, index_b = -1;
+	__u8 *blob = malloc(size);
+	char cmd[128], *trace, *line;
+	__u32 n = 7;
+
+	/* Its hex is longer than the page of a line */
+	ASSERT_NE(NULL, blob);
+	memset(blob, 0xab, size);
+	snprintf(cmd, sizeof(cmd), EVENT " struct foo blob %d", size);
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, cmd, &self->check, 31, 4, 0,
+			       &index));
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT "_b u32 n", &self->check,
+			       30, 4, 0, &index_b));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_enable(EVENT "_b", 1));
+	ASSERT_EQ(0, ue_clear_trace());
+
+	ASSERT_WRITE(4 + size, write_event(self->data_fd, index, blob, size));
+	ASSERT_WRITE(4 + (int)sizeof(n),
+		     write_event(self->data_fd, index_b, &n, sizeof(n)));
+	free(blob);
+
+	trace = ue_read_file(TRACE_FILE);
+	ASSERT_NE(NULL, trace);
+	EXPECT_NE(NULL, strstr(trace, EVENT ":[LINE TOO BIG]\n"));
+	line = strstr(trace, EVENT "_b: n=7\n");
+	EXPECT_NE(NULL, line);
+	/* Not glued to the end of the first record's line */
+	while (line && line > trace && line[-1] != '\n')
+		line--;
+	EXPECT_TRUE(line && !memmem(line, strcspn(line, "\n"), "blob", 4)) {
+		TH_LOG("trace:\n%.600s", trace);
+	}
+	free(trace);
+}
+
+/*
+ * Lines that end around the end of their page: hex of 21 lengths about
+ * the one that fills the page, from the prefix a first record got, each
+ * record followed by a small one. Every line is whole or ends
+ * "[LINE TOO BIG]", and the small records each have a line of their own.
+ */
+TEST_F(user, trace_text_lines_at_the_page_end) {
+	int page = sysconf(_SC_PAGESIZE), index = -1, index_b = -1;
+	int len, first, nr = 21, whole = 0, cut = 0, alone = 0, plen;
+	__u8 *payload = malloc(8 + page / 2);
+	char *trace, *line, *save = NULL;
+	__u32 loc, n = 7;
+
+	ASSERT_NE(NULL, payload);
+	memset(payload, 0xcd, 8 + page / 2);
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT " __rel_loc u16 d; u32 n",
+			       &self->check, 31, 4, 0, &index));
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT "_b u32 n", &self->check,
+			       30, 4, 0, &index_b));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_enable(EVENT "_b", 1));
+	ASSERT_EQ(0, ue_clear_trace());
+
+	/* The prefix of a line: task, pid, CPU, flags, time */
+	ASSERT_WRITE(4 + (int)sizeof(n),
+		     write_event(self->data_fd, index_b, &n, sizeof(n)));
+	trace = ue_read_file(TRACE_FILE);
+	ASSERT_NE(NULL, trace);
+	line = strstr(trace, EVENT "_b: n=7");
+	ASSERT_NE(NULL, line);
+	for (plen = 0; line > trace && line[-1] != '\n'; line--)
+		plen++;
+	free(trace);
+	ASSERT_EQ(0, ue_clear_trace());
+
+	/* plen + "EVENT: d=" + hex + " n=7" + newline: a page at len */
+	len = (page - plen - (int)strlen(EVENT ": d= n=7") - 1) / 2;
+	first = len - nr / 2;
+	for (len = first; len < first + nr; len++) {
+		/* d: after n, from the end of its own loc word */
+		loc = DYN_LOC(4, len);
+		memcpy(payload, &loc, 4);
+		memcpy(payload + 4, &n, 4);
+		ASSERT_WRITE(4 + 8 + len,
+			     write_event(self->data_fd, index, payload, 8 + len));
+		ASSERT_WRITE(4 + (int)sizeof(n),
+			     write_event(self->data_fd, index_b, &n, sizeof(n)));
+	}
+	free(payload);
+
+	trace = ue_read_file(TRACE_FILE);
+	ASSERT_NE(NULL, trace);
+	for (line = strtok_r(trace, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *mark = strstr(line, "[LINE TOO BIG]");
+
+		if (line[0] == '#')
+			continue;
+		if (strstr(line, EVENT ": d=") && !mark &&
+		    !strcmp(line + strlen(line) - 4, " n=7"))
+			whole++;
+		else if (strstr(line, EVENT ":") && mark &&
+			 !strcmp(mark, "[LINE TOO BIG]"))
+			cut++;
+		else if (strstr(line, EVENT "_b: n=7") && !strstr(line, " d="))
+			alone++;
+		else
+			TH_LOG("a line neither whole nor cut: %.100s ... %s", line,
+			       line + strlen(line) - (strlen(line) > 60 ? 60 : 0));
+	}
+	free(trace);
+	EXPECT_EQ(nr, whole + cut);
+	EXPECT_EQ(nr, alone);
+	/* Lengths on both sides of the page's end */
+	EXPECT_LT(0, whole);
+	EXPECT_LT(0, cut);
+}
+
 TEST_HARNESS_MAIN
