@@ -133,7 +133,7 @@ static const char * const bad_field_names[] = {
 
 static const char * const odd_names[] = {
 	"", "a/b", "x:y", "name:", ":", "\x01", "\x7f", "\xc3\xa9", "..", ".",
-	"enable", "filter", "!", "#", "-", "u",
+	"enable", "filter", "!", "#", "-", "u", "x\x7f", "\x7fy", "x\x1f",
 };
 
 struct mt_field {
@@ -1283,14 +1283,18 @@ static unsigned long long load_int(const unsigned char *at, int size)
 }
 
 /* "TP: f=v ..." for a record of event @e, payload @p of @len bytes */
+/* Where each field of the last decoded line starts (its " NAME=") */
+static int dec_start[MAX_FIELDS + 1], dec_n;
+
 static void decode(char *out, size_t cap, int e, const unsigned char *p,
 		   int len)
 {
 	struct mt_sig *s = &m.ev[e].sig;
-	char val[2200];
+	static char val[2 * DATA_MAX + 16];
 	int i;
 
 	snprintf(out, cap, "%s:", m.ev[e].tp);
+	dec_n = 0;
 	for (i = 0; i < s->nf; i++) {
 		const struct mt_field *f = &s->f[i];
 		const unsigned char *at = p + f->offset;
@@ -1324,6 +1328,7 @@ static void decode(char *out, size_t cap, int e, const unsigned char *p,
 				hex(val, sizeof(val), p + off, sz);
 			break;
 		}
+		dec_start[dec_n++] = strlen(out);
 		snprintf(out + strlen(out), cap - strlen(out), " %s=%s",
 			 f->name, val);
 	}
@@ -1333,24 +1338,29 @@ static void decode(char *out, size_t cap, int e, const unsigned char *p,
 
 static char *text_a, *text_b;
 
-/* The decoded records of a trace file, one "TP: ..." per line, into @out */
-static void trace_lines(char *text, char *out, size_t cap)
+#define TOO_BIG		"[LINE TOO BIG]"
+
+/*
+ * A record's line in a trace file, @got after @plen bytes of the same
+ * page (its prefix), against the model's @want, just decoded. A line
+ * whose text and newline do not fit in the page is cut before the last
+ * field that leaves room for TOO_BIG, its newline and a NUL, and ends
+ * with TOO_BIG.
+ */
+static bool same_line(const char *got, int plen, const char *want)
 {
-	char *line, *save = NULL, *at;
+	static char cut[2 * DATA_MAX + 4096];
+	int at = strlen(want), i;
 
-	out[0] = '\0';
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#')
-			continue;
-		at = strchr(line, ']');
-		at = at ? strstr(at, ": ") : NULL;
-		snprintf(out + strlen(out), cap - strlen(out), "%s\n",
-			 at ? at + 2 : line);
-	}
+	if (plen + at + 1 <= sys.page)
+		return !strcmp(got, want);
+	at = strcspn(want, ":") + 1;
+	for (i = 0; i < dec_n; i++)
+		if (plen + dec_start[i] + (int)sizeof(TOO_BIG "\n") <= sys.page)
+			at = dec_start[i];
+	snprintf(cut, sizeof(cut), "%.*s" TOO_BIG, at, want);
+	return !strcmp(got, cut);
 }
-
-static char got_buf[65536], want_buf[65536];
 
 static bool check_trace(int b)
 {
@@ -1359,24 +1369,40 @@ static bool check_trace(int b)
 	};
 	static const char * const names[] = { "trace", "instance trace",
 					      "snapshot" };
-	char line[4096];
-	int i;
+	static char want[2 * DATA_MAX + 4096];
+	char *line, *save = NULL, *got;
+	int i = 0, ann = 0;
 
 	if (b == B_SNAP && !sys.snapshot)
 		return true;
 	if (!read_into(files[b], &text_a))
 		return failf("cannot read %s", files[b]);
-	trace_lines(text_a, got_buf, sizeof(got_buf));
-	want_buf[0] = '\0';
-	for (i = 0; i < m.buf[b].n; i++) {
-		decode(line, sizeof(line), m.buf[b].r[i].ev, m.buf[b].r[i].data,
+	for (line = strtok_r(text_a, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* A CPU's first record after an overrun: in the same page */
+		if (!strncmp(line, "##### CPU ", 10)) {
+			ann = strlen(line) + 1;
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
+		got = strchr(line, ']');
+		got = got ? strstr(got, ": ") : NULL;
+		got = got ? got + 2 : line;
+		if (i == m.buf[b].n)
+			return failf("%s: a record the model has not (%d before it):\n%.2000s",
+				     names[b], i, got);
+		decode(want, sizeof(want), m.buf[b].r[i].ev, m.buf[b].r[i].data,
 		       m.buf[b].r[i].len);
-		snprintf(want_buf + strlen(want_buf),
-			 sizeof(want_buf) - strlen(want_buf), "%s\n", line);
+		if (!same_line(got, ann + (got - line), want))
+			return failf("%s differs at record %d:\n--- kernel\n%.3900s\n"
+				     "--- model\n%.3900s\n", names[b], i, got, want);
+		ann = 0;
+		i++;
 	}
-	if (strcmp(got_buf, want_buf))
-		return failf("%s differs:\n--- kernel\n%s--- model\n%s",
-			     names[b], got_buf, want_buf);
+	if (i != m.buf[b].n)
+		return failf("%s: %d records, the model %d", names[b], i,
+			     m.buf[b].n);
 	st_recs += m.buf[b].n;
 	return true;
 }
@@ -1556,7 +1582,6 @@ static bool check_status(void)
 		n++;
 	}
 	qsort(lines, n, sizeof(*lines), cmp_str);
-	got_buf[0] = '\0';
 	for (line = strtok_r(text_a, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "Active: %d", &active) == 1 ||
@@ -2269,6 +2294,24 @@ enum {
 	PL_INDEX_HOLE, PL_EXTRA, NR_PL
 };
 
+/* How often the generator reached a bound of the ABI, for the summary */
+enum {
+	GB_CMD_511, GB_CMD_512, GB_STATIC_AT, GB_STATIC_OVER, GB_STRUCT_SIZE,
+	GB_EXTRA, GB_FTRACE_OVER, GB_LOC_END, NR_GB
+};
+
+static const char * const gb_names[NR_GB] = {
+	"command of 511 bytes", "command of 512 bytes",
+	"static size at its bound", "static size one over",
+	"struct size of a live event +-1", "field with a token after its name",
+	"payload one over ftrace's", "location ending one past the record",
+};
+
+static unsigned long st_gb[NR_GB];
+
+/* How far the last payload's dynamic locations ended past its end */
+static int pl_past;
+
 static int gen_payload(int e, int variant, unsigned char *p, __u64 seed,
 		       int *expect)
 {
@@ -2278,6 +2321,7 @@ static int gen_payload(int e, int variant, unsigned char *p, __u64 seed,
 
 	rng = seed | 1;
 	*expect = 0;
+	pl_past = 0;
 	for (i = 0; i < s->nf; i++) {
 		const struct mt_field *f = &s->f[i];
 		unsigned char *at = p + f->offset;
@@ -2314,7 +2358,7 @@ static int gen_payload(int e, int variant, unsigned char *p, __u64 seed,
 				sz += rn(2) ? 1 : rn(4) + 1;
 			loc = (__u32)sz << 16 | off;
 			memcpy(at, &loc, 4);
-			len += variant == PL_LOC_OUT ? sz - 1 - rn(2) : sz;
+			len += variant == PL_LOC_OUT ? sz - 1 - !rn(4) : sz;
 			break;
 		}
 		}
@@ -2326,8 +2370,8 @@ static int gen_payload(int e, int variant, unsigned char *p, __u64 seed,
 		len = rn(2) ? s->min_size - 1 : rn(s->min_size);
 	if (variant == PL_BIG) {
 		/* At a tracer's limit, one over, or anywhere up to perf's */
-		static const int over[] = { 0, 1, 1, 8, -1 };
-		int big = rn(2) ? sys.lim.ftrace : sys.lim.perf;
+		static const int over[] = { 0, 1, 1, 1, 8, -1 };
+		int big = rn(3) ? sys.lim.ftrace : sys.lim.perf;
 
 		big = rn(3) ? big + over[rn(ARRAY_SIZE(over))] :
 			      sys.lim.ftrace + 1 + rn(sys.lim.perf + 16 -
@@ -2351,6 +2395,8 @@ static int gen_payload(int e, int variant, unsigned char *p, __u64 seed,
 		      (f->kind == K_REL_LOC ? f->offset + 4 : -sys.hdr);
 		if (end > len || (f->str && (!(loc >> 16) || p[end - 1])))
 			*expect = EFAULT;
+		if (end - len > pl_past)
+			pl_past = end - len;
 	}
 	rng = save;
 	(void)dyn_fields;
@@ -2426,6 +2472,12 @@ static bool step_write(const struct mt_step *s)
 	else
 		err = verr;
 	want(&x, err);
+	if (e < 0)
+		pl_past = 0;
+	if (ft && !f->rdonly && len == sys.lim.ftrace + 1)
+		st_gb[GB_FTRACE_OVER]++;
+	if ((ft || perf) && !f->rdonly && pl_past == 1)
+		st_gb[GB_LOC_END]++;
 	/* perf of another task: whether its limit counts is not said */
 	if (perf && s->proc && !err && len > sys.lim.perf)
 		want(&x, E2BIG);
@@ -2944,6 +2996,8 @@ static void gen_sig(struct mt_sig *sig)
 	char cmd[600] = "x ";
 	struct parsed ps;
 	int n = rn(MAX_FIELDS + 1), i;
+	/* A struct in a third of them: its size must match too */
+	int st = rn(3) ? -1 : (int)rn(n + 1);
 	char used[16] = "";
 
 	for (i = 0; i < n; i++) {
@@ -2954,6 +3008,8 @@ static void gen_sig(struct mt_sig *sig)
 		long before = 0;
 		int fn;
 
+		if (i == st)
+			type = rn(2) ? "struct s1" : "struct s2";
 		do {
 			fn = rn(ARRAY_SIZE(field_names));
 		} while (strchr(used, 'a' + fn));
@@ -2979,16 +3035,104 @@ static void pool_name(char *buf, int k)
 	sprintf(buf, MT_PREFIX "%d", k);
 }
 
-/* A command: the pool's names and field lists in any spelling, or not */
+/* The field list @sig written out, struct sizes as they are */
+static void put_fields(char *cmd, const struct mt_sig *sig)
+{
+	int i;
+
+	for (i = 0; i < sig->nf; i++) {
+		const struct mt_field *f = &sig->f[i];
+
+		strcat(cmd, i ? (rn(2) ? ";" : rn(2) ? "; " : " ;\t") : ws());
+		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd), "%s%s%s",
+			 f->type, ws(), f->name);
+		if (f->kind == K_STRUCT)
+			snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
+				 " %d", f->size);
+	}
+}
+
+/* One field of @sig refused by the parser, mostly */
+static void put_bad_field(char *cmd, const struct mt_sig *sig,
+			  const struct mt_field *f)
+{
+	switch (rn(5)) {
+	case 4:
+		/* A static size at a bound, or one past it */
+		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
+			 "struct s1 %s %d", f->name,
+			 gen_struct_size(sig->min_size - f->size, true));
+		break;
+	case 3:
+		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
+			 "struct s1 %s %s", f->name,
+			 bad_sizes[rn(ARRAY_SIZE(bad_sizes))]);
+		break;
+	case 0:
+		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
+			 "%s %s", bad_types[rn(ARRAY_SIZE(bad_types))],
+			 f->name);
+		break;
+	case 1:
+		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
+			 "%s %s", f->type,
+			 bad_field_names[rn(ARRAY_SIZE(bad_field_names))]);
+		break;
+	default:
+		st_gb[GB_EXTRA]++;
+		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
+			 "%s %s extra", f->type, f->name);
+		break;
+	}
+}
+
+/*
+ * The fields of @sig and one struct after them that ends the static size
+ * at a bound (the largest static size, the largest ftrace payload), one
+ * before it or one past it
+ */
+static void put_bound_fields(char *cmd, const struct mt_sig *sig)
+{
+	static const int delta[] = { -1, 0, 1, 1 };
+	bool top = rn(3);
+	long bound = top ? sys.lim.max_static : sys.lim.ftrace;
+	int d = delta[rn(ARRAY_SIZE(delta))];
+	long size = bound + d - sig->min_size;
+
+	put_fields(cmd, sig);
+	if (size < 1 || sig->nf == MAX_FIELDS)
+		return;
+	if (top && d >= 0)
+		st_gb[d ? GB_STATIC_OVER : GB_STATIC_AT]++;
+	snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd), "%sstruct s3 zz %ld",
+		 sig->nf ? "; " : ws(), size);
+}
+
+/*
+ * A command: the pool's names and field lists in any spelling, or not.
+ * Where the name is a live event's, a field list that differs from it in
+ * one place (a refused field, a struct size) is written over its fields,
+ * so that the answer tells a wrongly accepted list from a mismatch.
+ */
 static char *gen_cmd(bool dyn_ok)
 {
 	char *cmd = malloc(CMD_MAX);
-	int k = rn(NR_NAMES), i, r = rn(100);
+	int k = rn(NR_NAMES), i, r = rn(100), live;
 	struct mt_sig *sig = &m.sigs[k][rn(NR_SIGS)], other;
 	int len;
 
 	pool_name(cmd, k);
-	if (r < 6) {
+	live = find_live(cmd, false, NULL);
+	/* A static size over its bound is told from a mismatch under a free name */
+	for (i = 0; r >= 74 && r < 80 && live >= 0 && i < NR_NAMES; i++) {
+		k = (k + 1) % NR_NAMES;
+		pool_name(cmd, k);
+		live = find_live(cmd, false, NULL);
+		sig = &m.sigs[k][rn(NR_SIGS)];
+	}
+	if (live >= 0 && ((r >= 70 && r < 74) || (r >= 88 && r < 96)))
+		sig = &m.ev[live].sig;
+	if (r < 8) {
 		/* An odd or long name */
 		if (rn(3)) {
 			const char *odd = odd_names[rn(ARRAY_SIZE(odd_names))];
@@ -3008,47 +3152,38 @@ static char *gen_cmd(bool dyn_ok)
 		gen_sig(&other);
 		sig = &other;
 	}
-	for (i = 0; i < sig->nf; i++) {
-		const struct mt_field *f = &sig->f[i];
-
-		strcat(cmd, i ? (rn(2) ? ";" : rn(2) ? "; " : " ;\t") : ws());
-		if (r >= 88 && r < 96 && !rn(sig->nf)) {
-			/* A field the parser refuses, mostly */
-			switch (rn(5)) {
-			case 4:
-				/* A static size at a bound, or one past it */
-				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
-					 "struct s1 %s %d", f->name,
-					 gen_struct_size(sig->min_size - f->size,
-							 true));
-				break;
-			case 3:
-				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
-					 "struct s1 %s %s", f->name,
-					 bad_sizes[rn(ARRAY_SIZE(bad_sizes))]);
-				break;
-			case 0:
-				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
-					 "%s %s", bad_types[rn(ARRAY_SIZE(bad_types))],
-					 f->name);
-				break;
-			case 1:
-				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
-					 "%s %s", f->type,
-					 bad_field_names[rn(ARRAY_SIZE(bad_field_names))]);
-				break;
-			default:
-				snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
-					 "%s %s extra", f->type, f->name);
+	if (r >= 70 && r < 74) {
+		/* One struct size changed */
+		other = *sig;
+		for (i = 0; i < other.nf; i++)
+			if (other.f[i].kind == K_STRUCT) {
+				other.f[i].size += rn(2) ? 1 : other.f[i].size > 1 ? -1 : 2;
+				if (live >= 0)
+					st_gb[GB_STRUCT_SIZE]++;
 				break;
 			}
-			continue;
+		put_fields(cmd, &other);
+	} else if (r >= 74 && r < 80) {
+		put_bound_fields(cmd, sig);
+	} else if (r >= 88 && r < 96 && sig->nf) {
+		int bad = rn(sig->nf);
+
+		for (i = 0; i < sig->nf; i++) {
+			const struct mt_field *f = &sig->f[i];
+
+			if (i != bad) {
+				other.nf = 1;
+				other.f[0] = *f;
+				put_fields(cmd, &other);
+				strcat(cmd, ";");
+				continue;
+			}
+			strcat(cmd, ws());
+			put_bad_field(cmd, sig, f);
+			strcat(cmd, ";");
 		}
-		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd), "%s%s%s",
-			 f->type, ws(), f->name);
-		if (f->kind == K_STRUCT)
-			snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
-				 " %d", f->size);
+	} else {
+		put_fields(cmd, sig);
 	}
 	if (!rn(8))
 		strcat(cmd, rn(2) ? ";" : " ; ");
@@ -3056,12 +3191,15 @@ static char *gen_cmd(bool dyn_ok)
 	if (r >= 96 && r < 98 && (dyn_ok || rn(2))) {
 		while (strlen(cmd) < 530)
 			strcat(cmd, "; u8 pad");
-	} else if (r >= 96 && r < 98) {
-		size_t at = strcspn(cmd, " \t"), pad = 509 + rn(6);
+	} else if (!dyn_ok && !rn(12)) {
+		size_t at = strcspn(cmd, " \t"), pad = rn(3) ? 511 + rn(2) :
+							   509 + rn(6);
 
 		pad = pad > strlen(cmd) ? pad - strlen(cmd) : 0;
 		memmove(cmd + at + pad, cmd + at, strlen(cmd + at) + 1);
 		memset(cmd + at, ' ', pad);
+		if (strlen(cmd) == 511 || strlen(cmd) == 512)
+			st_gb[strlen(cmd) == 511 ? GB_CMD_511 : GB_CMD_512]++;
 	}
 	/* A few bytes changed */
 	len = strlen(cmd);
@@ -3100,6 +3238,22 @@ static int pick_event(void)
 		if (m.ev[e].live)
 			live[n++] = e;
 	return n ? live[rn(n)] : MAX_EVENTS;
+}
+
+/* A write index of fd slot @fd of process @p whose event is traced, or @def */
+static int traced_index(int p, int fd, int def)
+{
+	struct mt_file *f;
+	int idx[MAX_SLOTS_FILE], n = 0, i;
+
+	if (p < 0 || m.proc[p].fd[fd] < 0)
+		return def;
+	f = &m.file[m.proc[p].file[fd]];
+	for (i = 0; i < f->nslots; i++)
+		if (f->slots[i] >= 0 && f->slots[i] < m.nev &&
+		    m.ev[f->slots[i]].live && enabled(f->slots[i]))
+			idx[n++] = i;
+	return n ? idx[rn(n)] : def;
 }
 
 static void gen_word(struct mt_step *s)
@@ -3174,13 +3328,15 @@ static void gen_step(struct mt_step *s)
 	} else if (r < 580) {
 		s->op = OP_WRITE;
 		i = rn(100);
-		s->variant = i < 70 ? PL_OK : i < 74 ? PL_SHORT : i < 80 ?
-			     PL_LOC_OUT : i < 85 ? PL_NO_NUL : i < 89 ? PL_BIG :
-			     i < 92 ? PL_PAYLOAD_HOLE : i < 94 ? PL_INDEX_HOLE :
+		s->variant = i < 64 ? PL_OK : i < 68 ? PL_SHORT : i < 76 ?
+			     PL_LOC_OUT : i < 81 ? PL_NO_NUL : i < 88 ? PL_BIG :
+			     i < 91 ? PL_PAYLOAD_HOLE : i < 93 ? PL_INDEX_HOLE :
 			     PL_EXTRA;
 		i = rn(20);
 		s->index = i < 17 ? (int)rn(4) : i < 19 ? 4 + rn(40) :
 			   -1 - (int)rn(5);
+		if (rn(4))
+			s->index = traced_index(p, s->fd, s->index);
 		s->on = !rn(4);
 	} else if (r < 630) {
 		s->op = OP_DYN;
@@ -3716,6 +3872,8 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 		       st_runs[i], st_ok[i]);
 	TH_LOG("records compared in the trace buffers (once per step each): %lu",
 	       st_recs);
+	for (i = 0; i < NR_GB; i++)
+		TH_LOG("bound reached: %-36s %5lu times", gb_names[i], st_gb[i]);
 	free(steps);
 }
 
