@@ -8,7 +8,8 @@
 # under QEMU TCG and judge the results with results.sh.
 #
 #   arch.sh names [SPEC]      the architectures of SPEC ("x86_64,arm64",
-#                             "all"; empty: the default of make test)
+#                             "all"; "check": make check's own; empty:
+#                             the default of make test)
 #   arch.sh config NAME       only the .config (build/obj-NAME/.config)
 #   arch.sh build NAME        config, kernel, static kselftests, initramfs
 #   arch.sh run NAME RESULTS  boot, run, judge into RESULTS/summary.txt
@@ -20,16 +21,26 @@
 #
 # NAME: arm64 (4 KiB pages), arm64-64k, s390x (big-endian), i386 (32-bit);
 # for make check also arm64-perf-n (PERF_EVENTS=n, which x86 cannot
-# build: it selects PERF_EVENTS; lockdep but no KASAN).
+# build: it selects PERF_EVENTS; lockdep but no KASAN), and the ones of
+# "names check", which make test never runs: armhf (ARMv7, LPAE,
+# HIGHMEM: 2 GiB with ~768 MiB lowmem), ppc32 (32-bit big-endian
+# PowerMac, HIGHMEM), riscv64 (OpenSBI; no HIST_TRIGGERS in 6.1) and
+# arm64-compat (COMPAT=y on a Cortex-A57: the *_32 programs, which make
+# test builds with -m32 on x86_64, as static armhf binaries beside the
+# 64-bit ones).  All with KASAN (generic, inline).
 #
-# Environment: UE_T, UE_TIMEOUT_FACTOR (as make test), UE_ARCH_TIMEOUT
-# (limit of one guest run in seconds, 3000), UE_SMP (2), UE_MEM (2G),
+# Environment: UE_T, UE_TIMEOUT_FACTOR (as make test; armhf 6, ppc32 and
+# riscv64 9 unless set: also scales fork_test's case timeouts), UE_ARCH_TIMEOUT
+# (limit of one guest run in seconds, 3000; armhf 5400, ppc32 and riscv64
+# 7200), UE_SMP (2), UE_MEM (2G),
 # UE_CMDLINE (extra kernel parameters), UE_FUZZ_ITERS (30000 here),
 # UE_CCACHE_DIR (~/.cache/ue-ccache), UE_JOBS.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ALL_ARCHES="arm64 arm64-64k s390x i386"
+# make check's steps only (harness/check.sh), never in make test's "all"
+CHECK_ARCHES="armhf ppc32 riscv64 arm64-compat"
 # What "make test" runs without ARCH=: see README.md for the timings
 DEFAULT_ARCHES="x86_64 arm64"
 CONFIGS=$UE_REPO/harness/configs
@@ -42,8 +53,9 @@ arch_vars()
 {
 	name=$1
 	frags=("$CONFIGS/arch-guest.config")
+	late=() deps=(cross) compat_cross='' compat_karch='' highmem='' tfactor='' atimeout=''
 	case $name in
-	arm64|arm64-64k|arm64-perf-n)
+	arm64|arm64-64k|arm64-perf-n|arm64-compat)
 		karch=arm64 cross=aarch64-linux-gnu- target=Image
 		image=arch/arm64/boot/Image console=ttyAMA0
 		qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
@@ -52,6 +64,13 @@ arch_vars()
 		case $name in
 		arm64-64k) frags+=("$CONFIGS/arch-arm64-64k.config" "$CONFIGS/arch-kasan.config") ;;
 		arm64-perf-n) ;;
+		arm64-compat)
+			# a CPU with AArch32 at EL0
+			qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57)
+			frags+=("$CONFIGS/arch-arm64-compat.config" "$CONFIGS/arch-kasan.config")
+			compat_cross=arm-linux-gnueabihf- compat_karch=arm
+			deps+=(armhf)
+			;;
 		*) frags+=("$CONFIGS/arch-kasan.config") ;;
 		esac
 		;;
@@ -70,13 +89,46 @@ arch_vars()
 		ninep=virtio-9p-pci
 		frags+=("$CONFIGS/arch-i386.config")
 		;;
+	armhf)
+		# ARMv7 with LPAE, HIGHMEM: 2 GiB of which lowmem is ~768 MiB
+		karch=arm cross=arm-linux-gnueabihf- target=zImage
+		image=arch/arm/boot/zImage console=ttyAMA0
+		qemu=(qemu-system-arm -M virt -cpu cortex-a15)
+		ninep=virtio-9p-device
+		frags+=("$CONFIGS/arch-armhf.config" "$CONFIGS/arch-kasan.config")
+		deps+=(armhf)
+		tfactor=6 atimeout=5400
+		highmem=1
+		;;
+	ppc32)
+		# 32-bit big-endian; a G4 PowerMac under OpenBIOS
+		karch=powerpc cross=powerpc-linux-gnu- target=vmlinux
+		image=vmlinux console=ttyPZ0
+		qemu=(qemu-system-ppc -M mac99)
+		ninep=virtio-9p-pci
+		frags+=("$CONFIGS/arch-ppc32.config" "$CONFIGS/arch-kasan.config")
+		deps+=(ppc32)
+		tfactor=9 atimeout=7200
+		highmem=1
+		;;
+	riscv64)
+		karch=riscv cross=riscv64-linux-gnu- target=Image
+		image=arch/riscv/boot/Image console=ttyS0
+		qemu=(qemu-system-riscv64 -M virt -bios default)
+		ninep=virtio-9p-device
+		frags+=("$CONFIGS/arch-riscv64.config" "$CONFIGS/arch-kasan.config")
+		deps+=(riscv64)
+		tfactor=9 atimeout=7200
+		late+=("$CONFIGS/arch-riscv64-late.config")
+		;;
 	*)
-		die "unknown architecture '$name' (known: x86_64 $ALL_ARCHES)"
+		die "unknown architecture '$name' (known: x86_64 $ALL_ARCHES arm64-perf-n $CHECK_ARCHES)"
 		;;
 	esac
 	frags+=("$TREE/tools/testing/selftests/user_events/config"
 		"$CONFIGS/arch-debug.config")
 	[ "$name" = arm64-perf-n ] && frags+=("$CONFIGS/arch-perf-n.config")
+	frags+=(${late[@]+"${late[@]}"})
 	obj=$B/obj-$name
 	ad=$B/arch-$name
 	kmake=(make -C "$TREE" O="$obj" ARCH="$karch" CROSS_COMPILE="$cross"
@@ -89,6 +141,7 @@ names()
 	for a in ${spec//,/ }; do
 		case $a in
 		all) out+=(x86_64 $ALL_ARCHES) ;;
+		check) out+=($CHECK_ARCHES) ;;
 		x86_64|x86|amd64) out+=(x86_64) ;;
 		aarch64) out+=(arm64) ;;
 		s390) out+=(s390x) ;;
@@ -156,11 +209,36 @@ check_warnings()
 	fi
 }
 
+# The compat programs (the ones the selftests Makefile builds with -m32
+# for an x86_64 compiler), static, with the 32-bit compiler and uapi
+# headers, into the list before security_test (which scans the kernel
+# log the others leave), as on x86_64
+COMPAT_PROGS="abi_test compat_test model_test bitlayout_test"
+build_compat()
+{
+	local src=$TREE/tools/testing/selftests/user_events p list=$ad/kselftest/kselftest-list.txt
+	rm -rf "$ad/headers32"
+	"${kmake[@]}" -s O="$ad/headers32-obj" ARCH="$compat_karch" CROSS_COMPILE="$compat_cross" \
+		CC="${compat_cross}gcc" headers_install INSTALL_HDR_PATH="$ad/headers32" \
+		>"$ad/headers32.log" 2>&1 ||
+		{ cat "$ad/headers32.log" >&2; log "$name: 32-bit headers_install failed"; return 1; }
+	for p in $COMPAT_PROGS; do
+		"${compat_cross}gcc" -static -Wl,-no-as-needed -Wall -isystem "$ad/headers32/include" \
+			"$src/$p.c" -lrt -lpthread -lm -o "$ad/kselftest/user_events/${p}_32" \
+			>>"$ad/kselftest.log" 2>&1 ||
+			{ cat "$ad/kselftest.log" >&2; log "$name: building ${p}_32 failed"; return 1; }
+	done
+	awk -v progs="$COMPAT_PROGS" '/^user_events:security_test$/ {
+		n = split(progs, p, " "); for (i = 1; i <= n; i++) print "user_events:" p[i] "_32" }
+		{ print }' "$list" > "$list.new" && mv "$list.new" "$list"
+	grep -q '_32$' "$list" || { log "$name: no compat program in the list"; return 1; }
+}
+
 build()
 {
 	arch_vars "$1"
 	local start=$SECONDS root try rc
-	"$UE_REPO/harness/deps.sh" cross || return 1
+	"$UE_REPO/harness/deps.sh" "${deps[@]}" || return 1
 	config || { log "$name: config failed"; return 1; }
 	log "building $name kernel (O=${obj#"$UE_REPO"/}, -j$JOBS, ccache $CCACHE_DIR)"
 	# make resumes where it stopped when the compiler vanished under it
@@ -172,7 +250,7 @@ build()
 		[ $rc -eq 0 ] && break
 		command -v "${cross}gcc" >/dev/null && break
 		log "$name: ${cross}gcc vanished during the build; reinstalling"
-		"$UE_REPO/harness/deps.sh" cross >&2 || break
+		"$UE_REPO/harness/deps.sh" "${deps[@]}" >&2 || break
 	done
 	if [ $rc -ne 0 ]; then
 		grep -E 'error|Error' -A5 "$obj/build.log" | head -60 >&2
@@ -197,6 +275,7 @@ build()
 		return 1
 	fi
 	grep -i 'warning' "$ad/kselftest.log" | grep -v 'statically linked' >&2
+	[ -z "$compat_cross" ] || build_compat || return 1
 
 	# The initramfs: static init, the kselftests and a static /bin/true
 	# (stress_test execs it)
@@ -213,10 +292,23 @@ build()
 	log "$name userspace ready: $(grep -c . "$ad/kselftest/kselftest-list.txt") kselftest program(s), initramfs $(du -m "$ad/initramfs.cpio" | cut -f1) MiB"
 }
 
+# highmem_tap RESULTS: one TAP line, whether the 32-bit guest had high
+# memory (its processes' pages, enable words included, mostly there)
+highmem_tap()
+{
+	local kb
+	kb=$(awk '$1 == "HighTotal:" { print $2 }' "$1/meminfo.txt" 2>/dev/null)
+	if [ "${kb:-0}" -gt 0 ]; then
+		echo "ok - high memory in use: HighTotal $kb kB of $(awk '$1 == "MemTotal:" { print $2 }' "$1/meminfo.txt") kB"
+	else
+		echo "not ok - high memory in use: HighTotal ${kb:-absent} (meminfo.txt)"
+	fi
+}
+
 run()
 {
 	arch_vars "$1"
-	local res=$2 cmdline v rc=0 limit=${UE_ARCH_TIMEOUT:-3000} start=$SECONDS why
+	local res=$2 cmdline v rc=0 limit=${UE_ARCH_TIMEOUT:-${atimeout:-3000}} start=$SECONDS why extra
 	[ -f "$obj/$image" ] && [ -f "$ad/initramfs.cpio" ] || die "$name: not built (arch.sh build $name)"
 	rm -rf "$res"
 	mkdir -p "$res"
@@ -226,6 +318,14 @@ run()
 	for v in UE_T UE_TIMEOUT_FACTOR; do
 		[ -n "${!v:-}" ] && cmdline+=" $v=${!v}"
 	done
+	# The slowest guests (TCG, KASAN, lockdep): more time for the same
+	# work, for the programs and their cases (fork_test's)
+	[ -n "${UE_TIMEOUT_FACTOR:-}" ] || [ -z "$tfactor" ] ||
+		cmdline+=" UE_TIMEOUT_FACTOR=$tfactor"
+	# and their registrations take longer: busy_sync_test's toggles meet
+	# more of them (armhf: 15 of 100 where 10 are allowed)
+	[[ ${UE_CMDLINE:-} == *UE_BUSY_LATE_MAX=* ]] || [ -z "$tfactor" ] ||
+		cmdline+=" UE_BUSY_LATE_MAX=30"
 	# These guests are about 3x slower than x86_64's: 30,000 fuzz_test
 	# inputs keep its run near x86_64's minute
 	[[ ${UE_CMDLINE:-} == *UE_FUZZ_ITERS=* ]] ||
@@ -258,8 +358,10 @@ run()
 		} >&2
 		log "$name guest run FAILED: $why"
 	fi
+	extra=()
+	[ -z "$highmem" ] || { highmem_tap "$res" > "$res/highmem.tap"; extra+=("$res/highmem.tap"); }
 	UE_KSELFTEST_LIST="$ad/kselftest/kselftest-list.txt" UE_RESULT_PREFIX="$name: " \
-		"$UE_REPO/harness/results.sh" "$res" > "$res/judged.txt"
+		"$UE_REPO/harness/results.sh" "$res" ${extra[@]+"${extra[@]}"} > "$res/judged.txt"
 	rc=$?
 	{ sed '$d' "$res/judged.txt"; echo "$name: $(tail -n 1 "$res/judged.txt")"; } > "$res/summary.txt"
 	return $rc

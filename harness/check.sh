@@ -36,6 +36,11 @@
 #               boot, every C kselftest (harness/arch.sh)
 #   arm64-64k s390x i386   the architectures make test does not run by
 #               default (harness/arch.sh): debug build, boot, every C kselftest
+#   armhf ppc32 riscv64 arm64-compat   make check's own guests (arch.sh
+#               names check): ARMv7 with LPAE and HIGHMEM (2 GiB, ~768 MiB
+#               lowmem; a check that HighTotal > 0), 32-bit big-endian
+#               PowerMac (HIGHMEM), riscv64, and 32-bit processes on arm64
+#               (the *_32 programs as static armhf binaries); KASAN on all
 #   deb-amd64 deb-cloud-amd64 deb-arm64 deb-rt-amd64 deb-rt-arm64
 #               Debian's own configurations (package linux-config-6.1,
 #               harness/distro.sh) with USER_EVENTS=y: the series' objects
@@ -71,7 +76,7 @@ SEEDS=${UE_CHECK_SEEDS:-"11 22 33"}
 STEPS=(doc-links w1 sparse cocci kdoc clang smp-n preempt compat-n hist-n kunit-m modules-n)
 for s in $SEEDS; do STEPS+=("rand-$s"); done
 ARCHES=$("$UE_REPO/harness/arch.sh" names all)
-for a in arm64-perf-n $ARCHES; do
+for a in arm64-perf-n $ARCHES $("$UE_REPO/harness/arch.sh" names check); do
 	[[ " $("$UE_REPO/harness/arch.sh" names "${UE_ARCH:-}") " == *" $a "* ]] || STEPS+=("$a")
 done
 DEB_CONFIGS=(amd64 cloud-amd64 arm64 rt-amd64 rt-arm64)

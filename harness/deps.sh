@@ -6,7 +6,8 @@
 #   deps.sh export           only what "make series LINUX=" (or
 #                            DEBIAN_VERSION=) needs to export: git, patch,
 #                            perl (checkpatch), python3, xz-utils
-#   deps.sh [docs] [bench] [series] [cross] [check] [distro]   the base set, plus
+#   deps.sh [docs] [bench] [series] [cross] [check] [distro] [armhf] [ppc32]
+#           [riscv64]        the base set, plus
 #                            Sphinx for "make docs", gnuplot for "make bench",
 #                            ccache for the per-patch builds of "make series",
 #                            cross compilers and QEMUs for harness/arch.sh and
@@ -15,7 +16,9 @@
 #                            ocamlopt, which coccinelle only recommends), and
 #                            Debian's kernel configurations, pahole (their
 #                            DEBUG_INFO_BTF) and dpkg-dev (apt-get source) for
-#                            make check's deb-* steps
+#                            make check's deb-* steps; armhf, ppc32, riscv64:
+#                            the cross compiler, libc and QEMU of that guest
+#                            of make check (arm64-compat needs armhf's)
 set -euo pipefail
 
 # gcc-12-multilib, not the gcc-multilib metapackage: that one conflicts
@@ -37,6 +40,12 @@ for extra in "$@"; do
 	cross) PKGS+=(ccache gcc-aarch64-linux-gnu gcc-s390x-linux-gnu gcc-i686-linux-gnu
 		      libc6-dev-arm64-cross libc6-dev-s390x-cross libc6-dev-i386-cross
 		      qemu-system-arm qemu-system-misc) ;;
+	# make check's other guests (harness/arch.sh armhf, ppc32, riscv64,
+	# arm64-compat); qemu-system-data has riscv's OpenSBI (-bios default)
+	armhf) PKGS+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-system-arm) ;;
+	ppc32) PKGS+=(gcc-powerpc-linux-gnu libc6-dev-powerpc-cross qemu-system-ppc) ;;
+	riscv64) PKGS+=(gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-system-misc
+			qemu-system-data) ;;
 	check) PKGS+=(ccache clang lld llvm sparse coccinelle ocaml-nox) ;;
 	distro) PKGS+=(linux-config-6.1 dwarves dpkg-dev) ;;
 	*) echo "[harness] deps.sh: unknown group '$extra'" >&2; exit 2 ;;

@@ -10,7 +10,7 @@
  *
  * The results share gets the layout harness/results.sh reads:
  * kselftest/PROG.tap and PROG.rc, kunit/SUITE.ktap, dmesg.txt, tainted,
- * script.rc and, last, done.
+ * meminfo.txt, script.rc and, last, done.
  *
  * Environment (from the kernel command line, passed on to the tests):
  *   UE_T=prog[,prog]      run only these programs
@@ -358,6 +358,8 @@ int main(void)
 	run_list();
 	save_kunit();
 	copy_file("/proc/sys/kernel/tainted", RES "/tainted");
+	/* HighTotal: whether a 32-bit guest has high memory (arch.sh) */
+	copy_file("/proc/meminfo", RES "/meminfo.txt");
 	say("saving dmesg");
 	save_dmesg();
 	put_file(RES "/script.rc", "0\n");

@@ -159,9 +159,16 @@ TEST_F_TIMEOUT(busy, bit_follows_the_toggle_while_busy, 900)
 		       ROUNDS, ue_now_ms() - start, self->ctx.loops, late_set,
 		       late_clear);
 	fflush(stdout);
-	/* A registration holds the lock for a moment: most toggles miss it */
+	/*
+	 * A registration holds the lock for a moment: most toggles miss it.
+	 * An emulated debug guest's registration takes longer, and so more
+	 * of them meet one: UE_BUSY_LATE_MAX there (harness/arch.sh).
+	 */
 	if (variant->busy == BUSY_REGISTER) {
-		EXPECT_GE(ROUNDS / 5, late_set + late_clear) {
+		const char *env = getenv("UE_BUSY_LATE_MAX");
+		int late_max = env ? atoi(env) : ROUNDS / 5;
+
+		EXPECT_GE(late_max, late_set + late_clear) {
 			TH_LOG("a registering thread delayed %d of %d toggles",
 			       late_set + late_clear, 2 * ROUNDS);
 		}

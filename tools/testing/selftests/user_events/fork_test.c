@@ -38,6 +38,13 @@
 #define NR_ENABLERS	(NR_WORDS * 32)
 #define NR_FORKS	50
 #define EXEC_ARG	"--user-events-exec-child"
+
+/*
+ * The bound of the races' convergence: UE_FAULT_MS, longer on a slow
+ * guest (ue_timeout_factor()); the worker writes a round's NR_ENABLERS
+ * bits one by one, which an emulated debug guest takes seconds for.
+ */
+static long fault_ms = UE_FAULT_MS;
 /*
  * Where the exec test maps its word, in both images: an address free in
  * every layout (legacy or top-down mmap, PIE or not) of the 64-bit and
@@ -110,7 +117,7 @@ static long converge(int *words, int state)
 	for (;;) {
 		if (!mismatches(words, state))
 			return ue_now_ms() - start;
-		if (ue_now_ms() - start > UE_FAULT_MS)
+		if (ue_now_ms() - start > fault_ms)
 			return -1;
 		ue_sleep_ms(1);
 	}
@@ -242,17 +249,17 @@ static void fork_race(struct __test_metadata *_metadata,
 		close(p[1]);
 		ms = converge(self->words, state);
 		ASSERT_LE(0, ms) {
-			TH_LOG("round %d: %d of the parent's bits are not %d after %d ms",
+			TH_LOG("round %d: %d of the parent's bits are not %d after %ld ms",
 			       i, mismatches(self->words, state), state,
-			       UE_FAULT_MS);
+			       fault_ms);
 		}
 		if (ms > parent_max)
 			parent_max = ms;
 
 		ASSERT_EQ(0, ue_wait_child(pid)) {
-			TH_LOG("round %d (toggle after %d us): %d child bits not %d after %d ms",
+			TH_LOG("round %d (toggle after %d us): %d child bits not %d after %ld ms",
 			       i, t.delay_us, rounds[i].child_bad, state,
-			       UE_FAULT_MS);
+			       fault_ms);
 		}
 		if (rounds[i].child_ms > child_max)
 			child_max = rounds[i].child_ms;
@@ -421,14 +428,14 @@ static int copies_wrong(int *words, int state, bool dropped_too)
 /*
  * The parent's bits after the fork: its pages were copy-on-write while
  * the child toggled the event, which leaves the writes to the parent's
- * fault worker. Wait for them, bounded by UE_FAULT_MS.
+ * fault worker. Wait for them, bounded by fault_ms.
  */
 static bool copies_converge(int *words, int state)
 {
 	long start = ue_now_ms();
 
 	while (copies_wrong(words, state, true)) {
-		if (ue_now_ms() - start > UE_FAULT_MS)
+		if (ue_now_ms() - start > fault_ms)
 			return false;
 		ue_sleep_ms(1);
 	}
@@ -884,5 +891,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], EXEC_ARG))
 		return exec_child(argc, argv);
 
+	/* Slow guests: the cases' timeouts and fault_ms grow alike */
+	ue_scale_case_timeouts();
+	fault_ms = (long)UE_FAULT_MS * ue_timeout_factor() / 3;
 	return test_harness_run(argc, argv);
 }

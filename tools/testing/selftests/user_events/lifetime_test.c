@@ -761,4 +761,16 @@ TEST_F_TIMEOUT(life, register_racing_unregister, 120) {
 		     RACE_ROUNDS);
 }
 
-TEST_HARNESS_MAIN
+/* TEST_HARNESS_MAIN, with the case timeouts of a slow guest */
+static void __attribute__((constructor)) __constructor_order_last(void)
+{
+	if (!__constructor_order)
+		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
+}
+
+int main(int argc, char **argv)
+{
+	/* Slow guests: two threads reading the child's memory in a loop */
+	ue_scale_case_timeouts();
+	return test_harness_run(argc, argv);
+}

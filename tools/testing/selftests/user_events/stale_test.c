@@ -469,6 +469,12 @@ TEST_F(synth, all_files) {
 			fds[i] = -1;
 			continue;
 		}
+		/* and a "hist" file only with hist triggers (none on riscv) */
+		if (i == F_HIST && !ue_exists(SYNTH_DIR "/hist")) {
+			TH_LOG("no hist file to hold: CONFIG_HIST_TRIGGERS is not set");
+			fds[i] = -1;
+			continue;
+		}
 		fds[i] = open_live(_metadata, &files[i], SYNTH_DIR);
 		ASSERT_LE(0, fds[i]);
 	}

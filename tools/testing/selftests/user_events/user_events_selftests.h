@@ -535,6 +535,32 @@ static inline const char *ue_event_file(char *buf, size_t len,
 #define UE_AUTO_DELETE_MS	5000
 #define UE_FAULT_MS		10000
 
+/*
+ * UE_TIMEOUT_FACTOR=N: the runner gives each program N times its
+ * "settings" timeout (3 times by default). N > 3 is an emulated debug
+ * guest (harness/arch.sh armhf, ppc32, riscv64): a program whose cases
+ * do much work calls ue_scale_case_timeouts() in main() to give its
+ * cases N / 3 times their timeouts too. The same work, more time;
+ * nothing retried.
+ */
+static inline int ue_timeout_factor(void)
+{
+	const char *env = getenv("UE_TIMEOUT_FACTOR");
+	int factor = env ? atoi(env) : 0;
+
+	return factor > 3 ? factor : 3;
+}
+
+static inline void ue_scale_case_timeouts(void)
+{
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout = t->timeout * ue_timeout_factor() / 3;
+}
+
 /* Wait up to @ms for @path to exist (@want) or be gone (!@want). */
 static inline bool ue_wait_path(const char *path, bool want, int ms)
 {

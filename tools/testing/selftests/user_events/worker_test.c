@@ -362,4 +362,16 @@ TEST_F(worker, unwritable_word_given_up)
 	ASSERT_EQ(0, ue_unreg(word, 0));
 }
 
-TEST_HARNESS_MAIN
+/* TEST_HARNESS_MAIN, with the case timeouts of a slow guest */
+static void __attribute__((constructor)) __constructor_order_last(void)
+{
+	if (!__constructor_order)
+		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
+}
+
+int main(int argc, char **argv)
+{
+	/* Slow guests: the worker's retries and the faults take longer */
+	ue_scale_case_timeouts();
+	return test_harness_run(argc, argv);
+}
