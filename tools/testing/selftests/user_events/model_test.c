@@ -3035,21 +3035,24 @@ static void pool_name(char *buf, int k)
 	sprintf(buf, MT_PREFIX "%d", k);
 }
 
+/* Field @f after a separator (white space before the first field) */
+static void put_field(char *cmd, const struct mt_field *f, bool first)
+{
+	strcat(cmd, first ? ws() : rn(2) ? ";" : rn(2) ? "; " : " ;\t");
+	snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd), "%s%s%s",
+		 f->type, ws(), f->name);
+	if (f->kind == K_STRUCT)
+		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd), " %d",
+			 f->size);
+}
+
 /* The field list @sig written out, struct sizes as they are */
 static void put_fields(char *cmd, const struct mt_sig *sig)
 {
 	int i;
 
-	for (i = 0; i < sig->nf; i++) {
-		const struct mt_field *f = &sig->f[i];
-
-		strcat(cmd, i ? (rn(2) ? ";" : rn(2) ? "; " : " ;\t") : ws());
-		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd), "%s%s%s",
-			 f->type, ws(), f->name);
-		if (f->kind == K_STRUCT)
-			snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
-				 " %d", f->size);
-	}
+	for (i = 0; i < sig->nf; i++)
+		put_field(cmd, &sig->f[i], !i);
 }
 
 /* One field of @sig refused by the parser, mostly */
@@ -3172,9 +3175,7 @@ static char *gen_cmd(bool dyn_ok)
 			const struct mt_field *f = &sig->f[i];
 
 			if (i != bad) {
-				other.nf = 1;
-				other.f[0] = *f;
-				put_fields(cmd, &other);
+				put_field(cmd, f, true);
 				strcat(cmd, ";");
 				continue;
 			}
