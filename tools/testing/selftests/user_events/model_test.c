@@ -22,10 +22,12 @@
  * compares: the call's result and errno, every enable word of every
  * process, user_events_status, the event directories, dynamic_events,
  * the decoded records of trace (top, instance, snapshot) and of perf's
- * ring buffers, error_log's caret, a new event's format file, and that
- * a stale per-event file gives ENODEV. The first difference fails the
- * program; it is then shrunk (steps removed while it still fails) and
- * printed as C.
+ * ring buffers, error_log's word and caret, a new event's format file,
+ * and that a stale per-event file gives ENODEV. The first difference
+ * fails the program; it is then shrunk (steps removed while it still
+ * fails) and printed as C. The main process runs at a real-time priority
+ * where it may, so that a step right after the removal of an event's last
+ * reference sees the event gone at once, not after the kernel's own work.
  *
  *   model_test [--seed N] [--steps N] [--programs N] [--seconds N]
  *              [--shrink-seconds N]
@@ -43,6 +45,7 @@
 #include <ctype.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
@@ -258,7 +261,29 @@ static struct {
 	int base_kept;		/* kept formats, not ours, at the start */
 	char *saved_max, *saved_enablers;
 	int notify[2];		/* the pipe an exec'd image reports on */
+	bool rt;		/* the main process holds its CPU */
 } sys;
+
+/* How often the generator reached a bound of the ABI, for the summary */
+enum {
+	GB_CMD_511, GB_CMD_512, GB_STATIC_AT, GB_STATIC_OVER, GB_STRUCT_SIZE,
+	GB_EXTRA, GB_FTRACE_OVER, GB_LOC_END, GB_DYN_LONG, GB_ADDR_IN_USE,
+	GB_OTHER_WORD, GB_DEL_MANY, GB_PENDING, GB_WIPE_FORK, GB_PERF_PAD,
+	NR_GB
+};
+
+static const char * const gb_names[NR_GB] = {
+	"command of 511 bytes", "command of 512 bytes",
+	"static size at its bound", "static size one over",
+	"struct size of a live event +-1", "field with a token after its name",
+	"payload one over ftrace's", "location ending one past the record",
+	"u: line of 512 bytes or more", "registration at a bit in use",
+	"enable word of another process", "DIAG_IOCSDEL of 2+ events",
+	"name of an event due to go, still there", "fork of a set bit in WIPEONFORK",
+	"location past the payload, in perf's padding",
+};
+
+static unsigned long st_gb[NR_GB];
 
 /* ---- memory: enable words, buffers, holes ------------------------------ */
 
@@ -329,6 +354,7 @@ struct mt_step {
 /* What a process runs: built by the main process from a step */
 struct mt_box {
 	int req, resp;		/* futex words */
+	int ready;		/* a new process closed its copies of tracer fds */
 	enum op op;
 	int fd, slot, flags, variant, thread;
 	__u64 uptr;		/* enable_addr / disable_addr as passed */
@@ -405,9 +431,11 @@ static void *reg_thread(void *p)
 
 /*
  * Variants of where a struct is: S_TAIL puts its first TAIL_BYTES bytes
- * right before an unmapped page
+ * right before an unmapped page; S_SPLIT a struct user_reg's write_index
+ * across two pages, the second one not faulted in
  */
-enum { S_BUF, S_RO, S_TAIL, S_KERNEL };
+enum { S_BUF, S_RO, S_TAIL, S_KERNEL, S_SPLIT };
+#define SPLIT_AT	(offsetof(struct user_reg, write_index) + 2)
 #define TAIL_BYTES	20
 
 static void *place_struct(struct mt_box *b, const void *s, size_t len)
@@ -429,6 +457,14 @@ static void *place_struct(struct mt_box *b, const void *s, size_t len)
 		if (b->tail)
 			at[len + (b->tail % (b->rsize - len))] = b->tail;
 		mprotect(at, sys.page, PROT_READ);
+		return at;
+	}
+	if (b->variant == S_SPLIT) {
+		/* The second page: the struct's zeros, not faulted in */
+		memset(at, 0, 2 * sys.page);
+		at = page_at(PG_BUF + 1) - SPLIT_AT;
+		memcpy(at, s, len);
+		madvise(page_at(PG_BUF + 1), sys.page, MADV_DONTNEED);
 		return at;
 	}
 	memset(at, 0, 2 * sys.page);
@@ -462,10 +498,11 @@ static void do_reg(struct mt_box *b)
 		b->ret = ioctl(b->fd, DIAG_IOCSREG, a.reg);
 		b->err = errno;
 	}
-	/* Variants past S_KERNEL place the struct as S_BUF does */
+	/* Variants past S_SPLIT place the struct as S_BUF does */
 	b->aux = -1;
 	if (b->variant != S_TAIL && b->variant != S_KERNEL)
-		b->aux = ((struct user_reg *)a.reg)->write_index;
+		memcpy(&b->aux, (char *)a.reg + offsetof(struct user_reg, write_index),
+		       sizeof(b->aux));
 }
 
 static void do_write(struct mt_box *b)
@@ -535,6 +572,9 @@ static void run_box(struct mt_box *b)
 		if (pid == 0) {
 			forget_tracer_fds();
 			touch_words(false);
+			/* The tracers' files are the main process's alone again */
+			__atomic_store_n(&boxes[slot].ready, 1, __ATOMIC_RELEASE);
+			futex(&boxes[slot].ready, FUTEX_WAKE, 1, NULL);
 			serve(slot);
 		}
 		touch_words(b->flags);
@@ -660,6 +700,7 @@ struct parsed {
 	char name[300];
 	struct mt_sig sig;
 	int caret;		/* offset of the refused token, -1 unknown */
+	int lo;			/* where the text error_log quotes from starts */
 	bool opaque;		/* fields the model does not follow */
 };
 
@@ -879,6 +920,27 @@ static bool name_valid(const char *name, bool *high)
 }
 
 /*
+ * Where error_log puts the caret for the invalid name of @len bytes at
+ * @name: its first refused byte, else where it gets too long, else its
+ * start. -1 where a byte above 0x7f comes first (Latin-1 control or space
+ * to the kernel, or not).
+ */
+static int name_caret(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = name[i];
+
+		if (c > 0x7f)
+			return -1;
+		if (c == ':' || c == '/' || c < 0x20 || c == 0x7f)
+			return i;
+	}
+	return len > 255 ? 255 : 0;
+}
+
+/*
  * Parse @cmd (at @at in what was written) as a command: the name, the
  * fields, whether they are valid. The name ends at the first space or
  * tab; an invalid name is EINVAL before anything else.
@@ -890,16 +952,23 @@ static void parse_cmd(const char *cmd, int at, struct parsed *p)
 
 	memset(p, 0, sizeof(*p));
 	p->caret = -1;
+	p->lo = at;
 	if (len >= sizeof(p->name)) {
 		p->v = V_EINVAL;
+		if (name_caret(cmd, len) >= 0)
+			p->caret = at + name_caret(cmd, len);
 		return;
 	}
 	memcpy(p->name, cmd, len);
 	if (!name_valid(p->name, &high)) {
 		p->v = V_EINVAL;
+		if (name_caret(cmd, len) >= 0)
+			p->caret = at + name_caret(cmd, len);
 		return;
 	}
 	p->v = V_OK;
+	/* The fields, after one space or tab */
+	p->lo = at + len + !!cmd[len];
 	if (!parse_fields(cmd[len] ? cmd + len + 1 : "", at + len + 1, p) &&
 	    p->v == V_OK)
 		p->v = V_EINVAL;
@@ -1096,6 +1165,9 @@ static void ev_path(char *buf, size_t len, int e, const char *file)
 	snprintf(buf, len, "%s/%s/%s", sys_dir(e), m.ev[e].tp, file);
 }
 
+/* An event that the last step left unreferenced, or -1 */
+static int just_gone = -1;
+
 /* The events no longer referenced go: persistent ones stay */
 static bool update_dying(void)
 {
@@ -1106,6 +1178,7 @@ static bool update_dying(void)
 		if (!m.ev[e].live || m.ev[e].persist || refs(e))
 			continue;
 		ev_gone(e, true);
+		just_gone = e;
 		any = true;
 	}
 	return any;
@@ -1629,6 +1702,18 @@ static bool tp_listed(const char *tp, bool multi)
 	return ue_exists(path);
 }
 
+/* Whether an unreferenced event of @name is there still: its removal is due */
+static bool pending_named(const char *name)
+{
+	int e;
+
+	for (e = 0; e < m.nev; e++)
+		if (m.ev[e].dying && !strcmp(m.ev[e].name, name) &&
+		    tp_listed(m.ev[e].tp, m.ev[e].multi))
+			return true;
+	return false;
+}
+
 static bool known_tp(const char *tp, bool multi, bool *dying)
 {
 	int e;
@@ -1998,12 +2083,37 @@ static int new_event(const struct parsed *ps, bool multi, bool persist)
 	return m.nev++;
 }
 
-/* error_log after a refused command: the caret under the refused word */
-static bool check_caret(const char *cmd, int caret)
+/* Escaped as error_log shows a word: \xHH for a backslash and all but printable ASCII */
+static int escape_word(char *out, size_t cap, const unsigned char *w, size_t n)
+{
+	char *e = out;
+	size_t i;
+
+	for (i = 0; i < n && e < out + cap - 5; i++) {
+		if (w[i] < 0x20 || w[i] >= 0x7f || w[i] == '\\')
+			e += sprintf(e, "\\x%02x", w[i]);
+		else
+			*e++ = w[i];
+	}
+	*e = '\0';
+	return e - out;
+}
+
+static bool word_end(char c)
+{
+	return !c || c == ';' || c == ' ' || c == '\t';
+}
+
+/*
+ * error_log after a refused command: the word around the refused byte at
+ * @caret, from @lo on (the name, or the fields), and nothing else,
+ * escaped, the caret under that byte
+ */
+static bool check_caret(const char *cmd, int caret, int lo)
 {
 	char *log, *line, *last = NULL, *caret_line = NULL, *save = NULL;
-	char *prev = NULL;
-	int col;
+	char *prev = NULL, esc[CMD_MAX * 4 + 1];
+	int col, start = caret, end = caret, want_col;
 
 	if (caret < 0)
 		return true;
@@ -2022,25 +2132,17 @@ static bool check_caret(const char *cmd, int caret)
 		return failf("error_log has no entry for \"%s\"", cmd);
 	col = strchr(caret_line, '^') ? strchr(caret_line, '^') - caret_line -
 					(int)strlen("  Command: ") : -1;
-	{
-		/* The word as logged: \xHH for a backslash and all but printable ASCII */
-		const unsigned char *word = (const unsigned char *)cmd + caret;
-		size_t i, wl = strcspn((const char *)word, " \t\n\v\f\r;");
-		char esc[CMD_MAX * 4 + 1], *e = esc;
-
-		for (i = 0; i < wl && e < esc + sizeof(esc) - 5; i++) {
-			if (word[i] < 0x20 || word[i] >= 0x7f || word[i] == '\\')
-				e += sprintf(e, "\\x%02x", word[i]);
-			else
-				*e++ = word[i];
-		}
-		*e = '\0';
-		if (col < 0 || col > (int)strlen(last) ||
-		    strncmp(last + col, esc, strlen(esc)))
-			return failf("error_log: the caret is under \"%s\", not \"%s\"",
-				     col >= 0 && col <= (int)strlen(last) ?
-				     last + col : "?", esc);
-	}
+	while (start > lo && !word_end(cmd[start - 1]))
+		start--;
+	while (!word_end(cmd[end]))
+		end++;
+	want_col = escape_word(esc, sizeof(esc),
+			       (const unsigned char *)cmd + start, caret - start);
+	escape_word(esc, sizeof(esc), (const unsigned char *)cmd + start,
+		    end - start);
+	if (strcmp(last, esc) || col != want_col)
+		return failf("error_log: \"%s\" with the caret at %d, not \"%s\" at %d",
+			     last, col, esc, want_col);
 	return true;
 }
 
@@ -2051,7 +2153,7 @@ static bool step_reg(const struct mt_step *s)
 	struct mt_file *f;
 	struct parsed ps;
 	struct expect x = {0};
-	int err, e = -1, fi, idx, caret = -1, lim = 0;
+	int err, e = -1, fi, idx, caret = -1, lo = 0, lim = 0;
 	bool multi = s->flags & USER_EVENT_REG_MULTI_FORMAT;
 	bool persist = s->flags & USER_EVENT_REG_PERSIST;
 	bool create = false;
@@ -2071,10 +2173,17 @@ static bool step_reg(const struct mt_step *s)
 	reg_struct(s, &req);
 
 	parse_cmd(s->cmd, 0, &ps);
+	if (pending_named(ps.name))
+		st_gb[GB_PENDING]++;
 	if (f->rdonly) {
 		err = EBADF;
 	} else if (reg_struct_err(s, &req, p)) {
 		err = -reg_struct_err(s, &req, p);
+		if (err == EADDRINUSE)
+			st_gb[GB_ADDR_IN_USE]++;
+	} else if (m.max_enablers && p->nen >= m.max_enablers) {
+		/* Like a bit in use, before the command is read */
+		err = ENOSPC;
 	} else if (req.name_at != AT_CMD && req.name_at != AT_RO) {
 		err = req.name_at == AT_NONUL ? EFAULT : EFAULT;
 	} else if (req.name_at == AT_RO || strlen(s->cmd) >= 512) {
@@ -2085,6 +2194,7 @@ static bool step_reg(const struct mt_step *s)
 					 ps.name[0])) {
 		err = EINVAL;
 		caret = ps.caret;
+		lo = ps.lo;
 	} else {
 		e = find_live(ps.name, multi, multi ? ps.sig.canon : NULL);
 		if (e < 0)
@@ -2095,10 +2205,12 @@ static bool step_reg(const struct mt_step *s)
 			caret = strcspn(s->cmd, " \t") + 1;
 			if (!s->cmd[caret - 1])
 				caret = -1;
+			lo = caret;
 			e = -1;
 		} else if (ps.v == V_EINVAL) {
 			err = EINVAL;
 			caret = ps.caret;
+			lo = ps.lo;
 		} else if (lim > 0) {
 			err = EMFILE;
 		} else if (!mapped_writable(p, s->area) ||
@@ -2124,14 +2236,6 @@ static bool step_reg(const struct mt_step *s)
 		if (lim < 0 && (err == 0 || err == EFAULT))
 			want(&x, EMFILE);
 	}
-	/* Where the limit of enablers and another refusal meet: either */
-	if (m.max_enablers && p->nen >= m.max_enablers && !f->rdonly &&
-	    (err == 0 || err == -1 || err == EADDRINUSE || err == EINVAL ||
-	     err == EFAULT || err == EMFILE)) {
-		if (err == 0)
-			x.n = 0;
-		want(&x, ENOSPC);
-	}
 	if (!call(s->proc, &req))
 		return no_answer(s->proc);
 	if (!check_ret("DIAG_IOCSREG", &x, b->ret, b->err)) {
@@ -2142,7 +2246,7 @@ static bool step_reg(const struct mt_step *s)
 	if (b->ret && b->err == EMFILE)
 		kept_reclaimed();
 	if (b->ret)
-		return b->err == ENOSPC || check_caret(s->cmd, caret);
+		return b->err == ENOSPC || check_caret(s->cmd, caret, lo);
 	/* Success: an unknown verdict is learned */
 	if (err == -1) {
 		e = find_live(ps.name, multi, multi ? ps.sig.canon : NULL);
@@ -2254,6 +2358,10 @@ static bool step_del(const struct mt_step *s)
 		busy += m.ev[e].live && refs(e);
 		dying += m.ev[e].dying;
 	}
+	if (cand > 1 && !busy)
+		st_gb[GB_DEL_MANY]++;
+	if (pending_named(s->cmd))
+		st_gb[GB_PENDING]++;
 	if (m.file[p->file[s->fd]].rdonly) {
 		want(&x, EBADF);
 	} else if (req.name_at != AT_CMD && req.name_at != AT_RO) {
@@ -2293,21 +2401,6 @@ enum {
 	PL_OK, PL_SHORT, PL_LOC_OUT, PL_NO_NUL, PL_BIG, PL_PAYLOAD_HOLE,
 	PL_INDEX_HOLE, PL_EXTRA, NR_PL
 };
-
-/* How often the generator reached a bound of the ABI, for the summary */
-enum {
-	GB_CMD_511, GB_CMD_512, GB_STATIC_AT, GB_STATIC_OVER, GB_STRUCT_SIZE,
-	GB_EXTRA, GB_FTRACE_OVER, GB_LOC_END, NR_GB
-};
-
-static const char * const gb_names[NR_GB] = {
-	"command of 511 bytes", "command of 512 bytes",
-	"static size at its bound", "static size one over",
-	"struct size of a live event +-1", "field with a token after its name",
-	"payload one over ftrace's", "location ending one past the record",
-};
-
-static unsigned long st_gb[NR_GB];
 
 /* How far the last payload's dynamic locations ended past its end */
 static int pl_past;
@@ -2478,6 +2571,10 @@ static bool step_write(const struct mt_step *s)
 		st_gb[GB_FTRACE_OVER]++;
 	if ((ft || perf) && !f->rdonly && pl_past == 1)
 		st_gb[GB_LOC_END]++;
+	/* Past the payload, not past what perf pads its sample to */
+	if (perf && !ft && !s->proc && !f->rdonly && pl_past > 0 &&
+	    pl_past <= (7 & -(sys.hdr + len + 4)))
+		st_gb[GB_PERF_PAD]++;
 	/* perf of another task: whether its limit counts is not said */
 	if (perf && s->proc && !err && len > sys.lim.perf)
 		want(&x, E2BIG);
@@ -2579,6 +2676,7 @@ static bool step_fork(const struct mt_step *s)
 	struct mt_box *b = result_box(s->proc);
 	char path[64];
 	int ci, i;
+	long end;
 
 	for (ci = 1; ci < MAX_PROCS && m.proc[ci].alive; ci++)
 		;
@@ -2590,10 +2688,21 @@ static bool step_fork(const struct mt_step *s)
 	req.flags = p->dontfork;
 	boxes[ci].req = 0;
 	boxes[ci].resp = 0;
+	boxes[ci].ready = 0;
 	if (!call(s->proc, &req))
 		return no_answer(s->proc);
 	if (b->ret <= 0)
 		return failf("fork: %s", strerror(b->err));
+	end = ue_now_ms() + 20000;
+	while (!__atomic_load_n(&boxes[ci].ready, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 100000000 };
+
+		if (ue_now_ms() > end) {
+			boxes_pid[ci] = b->ret;
+			return no_answer(ci);
+		}
+		futex(&boxes[ci].ready, FUTEX_WAIT, 0, &ts);
+	}
 	memset(c, 0, sizeof(*c));
 	c->alive = true;
 	c->pid = b->ret;
@@ -2613,6 +2722,11 @@ static bool step_fork(const struct mt_step *s)
 	for (i = 0; i < p->nen; i++)
 		if (p->en[i].area != A_DONTFORK)
 			c->en[c->nen++] = p->en[i];
+	for (i = 0; i < p->nen; i++)
+		if (p->en[i].area == A_WIPE && enabled(p->en[i].ev)) {
+			st_gb[GB_WIPE_FORK]++;
+			break;
+		}
 	/* The child's words: a MADV_WIPEONFORK page is written again */
 	return check_words(ci, UE_FAULT_MS);
 }
@@ -2687,8 +2801,11 @@ static bool step_dyn(const struct mt_step *s)
 	snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(s->cmd, "#"), s->cmd);
 	write_file(ERROR_LOG, "", O_TRUNC);
 	if (!strncmp(cmd, "u:", 2)) {
-		skip = 2 + strspn(cmd + 2, " ");
+		/* What error_log quotes starts after "u:" and white space */
+		skip = 2 + strspn(cmd + 2, " \t\n\v\f\r");
 		parse_cmd(cmd + skip, skip, &ps);
+		if (strlen(cmd) >= 512 && ps.v == V_OK)
+			st_gb[GB_DYN_LONG]++;
 		e = find_live(ps.name, false, NULL);
 		if (e < 0)
 			lim = over_limit(ps.name, ps.sig.canon, false);
@@ -2701,9 +2818,11 @@ static bool step_dyn(const struct mt_step *s)
 						      ps.sig.canon) ?
 			      0 : EADDRINUSE;
 			/* Under the field list, or the end without one */
-			if (err)
+			if (err) {
 				ps.caret = skip + strlen(ps.name) +
 					   !!cmd[skip + strlen(ps.name)];
+				ps.lo = ps.caret;
+			}
 		} else if (lim > 0) {
 			err = EMFILE;
 		} else {
@@ -2727,7 +2846,7 @@ static bool step_dyn(const struct mt_step *s)
 			kept_reclaimed();
 		if (ret)
 			return err == EINVAL || err == EADDRINUSE ?
-			       check_caret(cmd, ps.caret) : true;
+			       check_caret(cmd, ps.caret, ps.lo) : true;
 		if (find_live(ps.name, false, NULL) < 0 && ps.opaque) {
 			/* Fields the model cannot follow: the event goes again */
 			if (ue_del(ps.name))
@@ -2957,6 +3076,7 @@ static bool run_step(const struct mt_step *s)
 	    (m.proc[s->proc].execed && s->op != OP_EXIT))
 		return true;
 	last_ok = true;
+	just_gone = -1;
 	ok = step_runs[s->op](s);
 	if (!ok)
 		return false;
@@ -3192,14 +3312,16 @@ static char *gen_cmd(bool dyn_ok)
 	if (r >= 96 && r < 98 && (dyn_ok || rn(2))) {
 		while (strlen(cmd) < 530)
 			strcat(cmd, "; u8 pad");
-	} else if (!dyn_ok && !rn(12)) {
-		size_t at = strcspn(cmd, " \t"), pad = rn(3) ? 511 + rn(2) :
-							   509 + rn(6);
+	} else if (!rn(12)) {
+		/* u: lines have no such bound: longer ones are fine */
+		size_t at = strcspn(cmd, " \t"), pad = dyn_ok ? 512 + rn(300) :
+						   rn(3) ? 511 + rn(2) :
+						   509 + rn(6);
 
 		pad = pad > strlen(cmd) ? pad - strlen(cmd) : 0;
 		memmove(cmd + at + pad, cmd + at, strlen(cmd + at) + 1);
 		memset(cmd + at, ' ', pad);
-		if (strlen(cmd) == 511 || strlen(cmd) == 512)
+		if (!dyn_ok && (strlen(cmd) == 511 || strlen(cmd) == 512))
 			st_gb[strlen(cmd) == 511 ? GB_CMD_511 : GB_CMD_512]++;
 	}
 	/* A few bytes changed */
@@ -3242,18 +3364,21 @@ static int pick_event(void)
 }
 
 /* A write index of fd slot @fd of process @p whose event is traced, or @def */
-static int traced_index(int p, int fd, int def)
+static int traced_index(int p, int fd, int def, bool perf_only)
 {
 	struct mt_file *f;
-	int idx[MAX_SLOTS_FILE], n = 0, i;
+	int idx[MAX_SLOTS_FILE], n = 0, i, e;
 
 	if (p < 0 || m.proc[p].fd[fd] < 0)
 		return def;
 	f = &m.file[m.proc[p].file[fd]];
-	for (i = 0; i < f->nslots; i++)
-		if (f->slots[i] >= 0 && f->slots[i] < m.nev &&
-		    m.ev[f->slots[i]].live && enabled(f->slots[i]))
-			idx[n++] = i;
+	for (i = 0; i < f->nslots; i++) {
+		e = f->slots[i];
+		if (e < 0 || e >= m.nev || !m.ev[e].live || !enabled(e) ||
+		    (perf_only && (m.ev[e].ftrace || m.ev[e].inst)))
+			continue;
+		idx[n++] = i;
+	}
 	return n ? idx[rn(n)] : def;
 }
 
@@ -3266,7 +3391,8 @@ static void gen_word(struct mt_step *s)
 
 	s->area = rn(12) ? areas[rn(ARRAY_SIZE(areas) - 1)] :
 			   areas[rn(ARRAY_SIZE(areas))];
-	s->word = rn(NR_WORDS);
+	/* Word 0 more often: where an area starts, right after another */
+	s->word = rn(4) ? rn(NR_WORDS) : 0;
 	s->size = rn(4) ? 4 : 8;
 	if (!rn(40))
 		s->size = rn(10);
@@ -3274,6 +3400,93 @@ static void gen_word(struct mt_step *s)
 	if (!rn(40))
 		s->off = 1 + rn(3);
 	s->bit = rn(6) ? bits[rn(ARRAY_SIZE(bits))] : rn(s->size * 8 + 1);
+}
+
+/*
+ * The word and bit of an enabler of process @p, or (@other) of another
+ * live process: a bit in use, or one that @p may not have
+ */
+static bool gen_enabler_word(struct mt_step *s, int p, bool other)
+{
+	const struct mt_enabler *en;
+	int q = other ? pick_proc(true) : p, i;
+
+	if (q < 0 || (other && q == p) || !m.proc[q].nen)
+		return false;
+	en = &m.proc[q].en[rn(m.proc[q].nen)];
+	/* Half the time one in MADV_DONTFORK memory, where there is one */
+	for (i = 0; other && rn(2) && i < m.proc[q].nen; i++)
+		if (m.proc[q].en[i].area == A_DONTFORK)
+			en = &m.proc[q].en[i];
+	s->area = en->area;
+	s->word = en->word;
+	s->off = en->off;
+	s->size = en->size;
+	s->bit = en->bit;
+	if (other)
+		st_gb[GB_OTHER_WORD]++;
+	return true;
+}
+
+static int live_named(const char *name)
+{
+	int e, n = 0;
+
+	for (e = 0; e < m.nev; e++)
+		n += m.ev[e].live && !strcmp(m.ev[e].name, name);
+	return n;
+}
+
+/* A name for DIAG_IOCSDEL: mostly of an unreferenced event, of several */
+static void gen_del_name(char *cmd, int ev)
+{
+	int cand[MAX_EVENTS], n = 0, e, k;
+
+	for (e = 0; e < m.nev; e++)
+		if (m.ev[e].live && !refs(e))
+			cand[n++] = e;
+	if (n && rn(3)) {
+		/* Of two picks, the name more events have */
+		e = cand[rn(n)];
+		k = cand[rn(n)];
+		if (live_named(m.ev[k].name) > live_named(m.ev[e].name))
+			e = k;
+		strcpy(cmd, m.ev[e].name);
+	} else if (ev < m.nev && rn(3)) {
+		strcpy(cmd, m.ev[ev].name);
+	} else {
+		pool_name(cmd, rn(NR_NAMES + 1));
+	}
+}
+
+/*
+ * Right after the step that left event @e unreferenced, the main process
+ * deletes its name or registers it again, before the kernel's own
+ * removal could run: that is, at once
+ */
+static bool gen_at_once(struct mt_step *s, int e)
+{
+	int fd;
+
+	if (e < 0 || e >= m.nev || m.ev[e].live || rn(2))
+		return false;
+	fd = pick_fd(0);
+	if (m.proc[0].fd[fd] < 0)
+		return false;
+	s->proc = 0;
+	s->fd = fd;
+	s->cmd = malloc(CMD_MAX);
+	strcpy(s->cmd, m.ev[e].name);
+	if (rn(2)) {
+		s->op = OP_DEL;
+		return true;
+	}
+	s->op = OP_REG;
+	put_fields(s->cmd, rn(2) ? &m.ev[e].sig :
+			   &m.sigs[rn(NR_NAMES)][rn(NR_SIGS)]);
+	gen_word(s);
+	s->flags = m.ev[e].multi ? USER_EVENT_REG_MULTI_FORMAT : 0;
+	return true;
 }
 
 /* A step, chosen from what the model holds now */
@@ -3288,10 +3501,25 @@ static void gen_step(struct mt_step *s)
 	s->fd = pick_fd(p);
 	s->ev = pick_event();
 	s->on = rn(2);
+	if (gen_at_once(s, just_gone)) {
+		just_gone = -1;
+		return;
+	}
+	just_gone = -1;
 	if (r < 220) {
 		s->op = OP_REG;
 		s->cmd = gen_cmd(false);
 		gen_word(s);
+		i = rn(12);
+		if (i < 2) {
+			gen_enabler_word(s, p, i);
+		} else if (i == 2 && m.proc[p].nen &&
+			   m.proc[p].en[m.proc[p].nen - 1].area < A_WIPE) {
+			/* The first word of the area after the last one's */
+			s->area = m.proc[p].en[m.proc[p].nen - 1].area + 1;
+			s->word = 0;
+			s->off = 0;
+		}
 		s->flags = rn(100);
 		s->flags = s->flags < 78 ? 0 : s->flags < 88 ?
 			   USER_EVENT_REG_MULTI_FORMAT : s->flags < 94 ?
@@ -3301,10 +3529,13 @@ static void gen_step(struct mt_step *s)
 		s->variant = rn(6) ? AT_CMD : rn(24);
 		if (s->variant == 6 || s->variant == 7)
 			s->variant = AT_CMD;
+		if (!rn(16))
+			s->variant = 16 + S_SPLIT;
 	} else if (r < 300) {
 		s->op = OP_UNREG;
 		gen_word(s);
-		if (m.proc[p].nen && rn(5)) {
+		if ((rn(6) || !gen_enabler_word(s, p, true)) &&
+		    m.proc[p].nen && rn(5)) {
 			struct mt_enabler *en = &m.proc[p].en[rn(m.proc[p].nen)];
 
 			s->area = en->area;
@@ -3317,10 +3548,7 @@ static void gen_step(struct mt_step *s)
 	} else if (r < 340) {
 		s->op = OP_DEL;
 		s->cmd = malloc(CMD_MAX);
-		if (s->ev < m.nev && rn(3))
-			strcpy(s->cmd, m.ev[s->ev].name);
-		else
-			pool_name(s->cmd, rn(NR_NAMES + 1));
+		gen_del_name(s->cmd, s->ev);
 		s->variant = rn(20) ? AT_CMD : rn(6);
 		if (!rn(60)) {
 			memset(s->cmd, 'd', 600);
@@ -3333,11 +3561,20 @@ static void gen_step(struct mt_step *s)
 			     PL_LOC_OUT : i < 81 ? PL_NO_NUL : i < 88 ? PL_BIG :
 			     i < 91 ? PL_PAYLOAD_HOLE : i < 93 ? PL_INDEX_HOLE :
 			     PL_EXTRA;
+		/* perf checks the main process's records only */
+		if (s->variant == PL_LOC_OUT && rn(2)) {
+			p = 0;
+			s->proc = 0;
+			s->fd = pick_fd(0);
+		}
 		i = rn(20);
 		s->index = i < 17 ? (int)rn(4) : i < 19 ? 4 + rn(40) :
 			   -1 - (int)rn(5);
 		if (rn(4))
-			s->index = traced_index(p, s->fd, s->index);
+			s->index = traced_index(p, s->fd, s->index, false);
+		/* Where perf alone checks the locations */
+		if (!p && s->variant == PL_LOC_OUT && rn(2))
+			s->index = traced_index(p, s->fd, s->index, true);
 		s->on = !rn(4);
 	} else if (r < 630) {
 		s->op = OP_DYN;
@@ -3375,8 +3612,17 @@ static void gen_step(struct mt_step *s)
 	} else if (r < 830) {
 		s->op = OP_OPEN;
 		s->flags = !rn(10);
+		/* The main process's own files: their events go by its hand */
+		if (rn(2)) {
+			s->proc = 0;
+			s->fd = pick_fd(0);
+		}
 	} else if (r < 860) {
 		s->op = OP_CLOSE;
+		if (rn(2)) {
+			s->proc = 0;
+			s->fd = pick_fd(0);
+		}
 	} else if (r < 900) {
 		s->op = OP_FORK;
 	} else if (r < 915) {
@@ -3546,6 +3792,7 @@ static bool begin(void)
 
 	reset_kernel();
 	reset_model();
+	just_gone = -1;
 	m.file[0].used = true;
 	m.file[0].holders = 1;
 	m.proc[0].fd[0] = open(DATA_FILE, O_RDWR);
@@ -3723,6 +3970,23 @@ static struct {
 
 /* ---- the test ------------------------------------------------------------------ */
 
+/*
+ * The main process runs at a real-time priority: the work the kernel
+ * queues on its CPU waits until it sleeps, so that its next step sees
+ * what the ABI promises at once (an event removed with its last
+ * reference) and not what the work did meanwhile. Its children run as
+ * any process.
+ */
+static void hold_cpu(bool on)
+{
+	struct sched_param rt = { .sched_priority = on };
+
+	if (on)
+		sys.rt = !sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &rt);
+	else if (sys.rt)
+		sys.rt = sched_setscheduler(0, SCHED_OTHER, &rt);
+}
+
 FIXTURE(model) {
 	bool umount;
 };
@@ -3814,6 +4078,10 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 	TH_LOG("seed 0x%llx, %ld steps per program, %ld programs, %ld s at most",
 	       (unsigned long long)args.seed, args.steps, args.programs,
 	       args.seconds);
+	hold_cpu(true);
+	if (!sys.rt)
+		TH_LOG("no real-time priority (%s): the kernel's own work may come before a step",
+		       strerror(errno));
 	for (prog = 0; prog < args.programs; prog++) {
 		if (args.seconds && ue_now_ms() - start > args.seconds * 1000)
 			break;
@@ -3866,6 +4134,7 @@ TEST_F_TIMEOUT(model, random_programs, 7200) {
 			free(steps[i].cmd);
 		memset(steps, 0, n * sizeof(*steps));
 	}
+	hold_cpu(false);
 	TH_LOG("%ld programs, %ld steps in %ld s", prog, total,
 	       (ue_now_ms() - start) / 1000);
 	for (i = 0; i < NR_OPS; i++)
