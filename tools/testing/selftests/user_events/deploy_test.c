@@ -1599,7 +1599,13 @@ TEST_F(deploy, bpf_attach_to_kernel_tracepoint_runs) {
 	close(prog);
 }
 
-/* Where the uprobe test puts its probe */
+/*
+ * Where the uprobe test puts its probe. 32-bit ARM probes only ARM code,
+ * not Thumb-2 (which Debian's armhf compiler makes by default)
+ */
+#ifdef __thumb__
+__attribute__((target("arm")))
+#endif
 static int bpf_uprobe_target(int x)
 {
 	__asm__ __volatile__("" : "+r"(x) : : "memory");

@@ -18,6 +18,8 @@
  *   memory of the leaving one (and so holds a user of its mm).
  */
 #define _GNU_SOURCE
+/* /proc/PID/mem offsets are addresses: 2 GiB and more in 32-bit programs */
+#define _FILE_OFFSET_BITS 64
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -451,6 +453,7 @@ struct mm_reader {
 	unsigned long addr;
 	atomic_int stop;
 	atomic_int reads;
+	atomic_int err;		/* errno of a read that failed */
 	pthread_t thread;
 };
 
@@ -467,8 +470,11 @@ static void *mm_reader_run(void *arg)
 
 	/* Each read holds a user of the mm for a moment */
 	while (!atomic_load(&r->stop)) {
-		if (pread(fd, &v, sizeof(v), r->addr) == sizeof(v))
-			atomic_fetch_add(&r->reads, 1);
+		if (pread(fd, &v, sizeof(v), (off_t)r->addr) != sizeof(v)) {
+			atomic_store(&r->err, errno ? errno : EIO);
+			break;
+		}
+		atomic_fetch_add(&r->reads, 1);
 	}
 	close(fd);
 
@@ -521,13 +527,20 @@ static void leave_with_mm_reader(struct __test_metadata *_metadata,
 			readers[i].addr = (unsigned long)&word;
 			atomic_init(&readers[i].stop, 0);
 			atomic_init(&readers[i].reads, 0);
+			atomic_init(&readers[i].err, 0);
 			ASSERT_EQ(0, pthread_create(&readers[i].thread, NULL,
 						    mm_reader_run,
 						    &readers[i]));
 		}
 		while (atomic_load(&readers[0].reads) < 10 ||
-		       atomic_load(&readers[1].reads) < 10)
+		       atomic_load(&readers[1].reads) < 10) {
+			ASSERT_EQ(0, atomic_load(&readers[0].err) |
+				     atomic_load(&readers[1].err)) {
+				TH_LOG("reading /proc/%d/mem at %#lx failed", pid,
+				       readers[0].addr);
+			}
 			sched_yield();
+		}
 
 		ASSERT_EQ(1, write(go[1], "g", 1));
 		if (exec) {
