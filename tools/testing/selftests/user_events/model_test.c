@@ -114,7 +114,7 @@ static const struct {
 /* The types a generated field list takes, besides int_types */
 static const char * const other_types[] = {
 	"char[8]", "char[0x10]", "char[1]", "unsigned char[6]", "char[010]",
-	"__data_loc char[]", "__rel_loc char[]", "__data_loc unsigned char[]",
+	"char[1024]", "__data_loc char[]", "__rel_loc char[]", "__data_loc unsigned char[]",
 	"__rel_loc unsigned char[]", "__data_loc int", "__rel_loc u16",
 	"struct s1", "struct s2",
 };
@@ -3192,9 +3192,10 @@ static void put_bad_field(char *cmd, const struct mt_sig *sig,
 			 bad_sizes[rn(ARRAY_SIZE(bad_sizes))]);
 		break;
 	case 0:
+		/* One over the largest char[N] half the time */
 		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
-			 "%s %s", bad_types[rn(ARRAY_SIZE(bad_types))],
-			 f->name);
+			 "%s %s", rn(2) ? "char[1025]" :
+			 bad_types[rn(ARRAY_SIZE(bad_types))], f->name);
 		break;
 	case 1:
 		snprintf(cmd + strlen(cmd), CMD_MAX - strlen(cmd),
@@ -3400,6 +3401,9 @@ static void gen_word(struct mt_step *s)
 	if (!rn(40))
 		s->off = 1 + rn(3);
 	s->bit = rn(6) ? bits[rn(ARRAY_SIZE(bits))] : rn(s->size * 8 + 1);
+	/* One past the word's last bit */
+	if (!rn(25))
+		s->bit = s->size * 8;
 }
 
 /*
@@ -3525,6 +3529,9 @@ static void gen_step(struct mt_step *s)
 			   USER_EVENT_REG_MULTI_FORMAT : s->flags < 94 ?
 			   USER_EVENT_REG_PERSIST : s->flags < 98 ? 3 :
 			   rn(2) ? 4 : 1 << (2 + rn(14));
+		/* The first flag bit that does not exist */
+		if (!rn(25))
+			s->flags = 4;
 		s->on = !rn(12);	/* from a thread */
 		s->variant = rn(6) ? AT_CMD : rn(24);
 		if (s->variant == 6 || s->variant == 7)
@@ -3562,7 +3569,7 @@ static void gen_step(struct mt_step *s)
 			     i < 91 ? PL_PAYLOAD_HOLE : i < 93 ? PL_INDEX_HOLE :
 			     PL_EXTRA;
 		/* perf checks the main process's records only */
-		if (s->variant == PL_LOC_OUT && rn(2)) {
+		if ((s->variant == PL_LOC_OUT || s->variant == PL_BIG) && rn(2)) {
 			p = 0;
 			s->proc = 0;
 			s->fd = pick_fd(0);
@@ -3572,8 +3579,8 @@ static void gen_step(struct mt_step *s)
 			   -1 - (int)rn(5);
 		if (rn(4))
 			s->index = traced_index(p, s->fd, s->index, false);
-		/* Where perf alone checks the locations */
-		if (!p && s->variant == PL_LOC_OUT && rn(2))
+		/* Where perf alone checks the locations and the size */
+		if (!p && (s->variant == PL_LOC_OUT || s->variant == PL_BIG) && rn(2))
 			s->index = traced_index(p, s->fd, s->index, true);
 		s->on = !rn(4);
 	} else if (r < 630) {
