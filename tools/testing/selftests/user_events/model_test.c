@@ -2246,7 +2246,7 @@ static bool step_reg(const struct mt_step *s)
 	if (b->ret && b->err == EMFILE)
 		kept_reclaimed();
 	if (b->ret)
-		return b->err == ENOSPC || check_caret(s->cmd, caret, lo);
+		return check_caret(s->cmd, caret, lo);
 	/* Success: an unknown verdict is learned */
 	if (err == -1) {
 		e = find_live(ps.name, multi, multi ? ps.sig.canon : NULL);
@@ -3496,8 +3496,9 @@ static bool gen_at_once(struct mt_step *s, int e)
 /* A step, chosen from what the model holds now */
 static void gen_step(struct mt_step *s)
 {
-	int r = rn(1000), p, i;
+	int r = rn(1000), gone = just_gone, p, i;
 
+	just_gone = -1;
 	memset(s, 0, sizeof(*s));
 	s->seed = rnd();
 	p = pick_proc(true);
@@ -3505,11 +3506,8 @@ static void gen_step(struct mt_step *s)
 	s->fd = pick_fd(p);
 	s->ev = pick_event();
 	s->on = rn(2);
-	if (gen_at_once(s, just_gone)) {
-		just_gone = -1;
+	if (gen_at_once(s, gone))
 		return;
-	}
-	just_gone = -1;
 	if (r < 220) {
 		s->op = OP_REG;
 		s->cmd = gen_cmd(false);
