@@ -2504,7 +2504,7 @@ static bool step_write(const struct mt_step *s)
 	struct expect x = {0};
 	int e = -1, len = 0, verr = 0, err, limit = 0, cut;
 	char what[400];
-	bool ft, perf;
+	bool ft, perf, sized = false;
 
 	if (p->fd[s->fd] < 0)
 		return true;
@@ -2558,12 +2558,13 @@ static bool step_write(const struct mt_step *s)
 		err = EBADF;
 	else if (limit && len > limit)
 		err = E2BIG;
-	else if (req.iohole[1])
-		err = EFAULT;
-	else if (!ft && s->proc)
-		err = 0;	/* perf records the main process only */
 	else
-		err = verr;
+		sized = true;
+	/* The size is allowed: what the copy and the checks of fields give */
+	if (sized)
+		err = req.iohole[1] ? EFAULT :
+		      !ft && s->proc ? 0 :	/* perf records the main process only */
+		      verr;
 	want(&x, err);
 	if (e < 0)
 		pl_past = 0;
@@ -2575,8 +2576,11 @@ static bool step_write(const struct mt_step *s)
 	if (perf && !ft && !s->proc && !f->rdonly && pl_past > 0 &&
 	    pl_past <= (7 & -(sys.hdr + len + 4)))
 		st_gb[GB_PERF_PAD]++;
-	/* perf of another task: whether its limit counts is not said */
-	if (perf && s->proc && !err && len > sys.lim.perf)
+	/*
+	 * perf of another task: whether its limit counts is not said; where it
+	 * does, it is checked with ftrace's, before the payload is copied
+	 */
+	if (perf && s->proc && sized && len > sys.lim.perf)
 		want(&x, E2BIG);
 	if (!call(s->proc, &req))
 		return no_answer(s->proc);
@@ -2792,7 +2796,7 @@ static bool step_exit(const struct mt_step *s)
 static bool step_dyn(const struct mt_step *s)
 {
 	struct expect x = {0};
-	char cmd[CMD_MAX];
+	char cmd[CMD_MAX], del[CMD_MAX + 16];
 	const char *name;
 	struct parsed ps;
 	int e, err, skip, ret, match = -1, busy = 0, lim = 0;
@@ -2848,10 +2852,16 @@ static bool step_dyn(const struct mt_step *s)
 			return err == EINVAL || err == EADDRINUSE ?
 			       check_caret(cmd, ps.caret, ps.lo) : true;
 		if (find_live(ps.name, false, NULL) < 0 && ps.opaque) {
-			/* Fields the model cannot follow: the event goes again */
-			if (ue_del(ps.name))
-				return failf("DIAG_IOCSDEL of the new %s: %s",
-					     ps.name, strerror(errno));
+			/*
+			 * Fields the model cannot follow: the event goes
+			 * again, by its system and fields, as DIAG_IOCSDEL
+			 * would find a busy multi-format one of its name
+			 */
+			snprintf(del, sizeof(del), "-:%s/%s",
+				 USER_EVENTS_SYSTEM, cmd + skip);
+			ret = ue_dyn_write(del);
+			if (ret)
+				return failf("%s: %s", del, strerror(ret));
 			return true;
 		}
 		if (find_live(ps.name, false, NULL) < 0) {
