@@ -320,7 +320,7 @@ static const char *deploy_perf_raw(void *ring, __u32 *size)
 {
 	struct perf_event_mmap_page *meta = ring;
 	const char *data = (char *)ring + getpagesize();
-	__u64 head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	__u64 head = ue_perf_head(meta);
 	__u64 off = 0;
 
 	while (off + sizeof(struct perf_event_header) <= head) {

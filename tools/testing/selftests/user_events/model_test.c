@@ -309,7 +309,10 @@ static char *word_addr(int area, int word, int off)
 	return page_at(area) + word * 8 + off;
 }
 
-/* Make this process's word pages its own: a write breaks copy-on-write */
+/*
+ * Make this process's word pages its own: a write breaks copy-on-write.
+ * A 4-byte write is enough, and every machine has a 4-byte atomic one.
+ */
 static void touch_words(bool dontfork)
 {
 	int a, w;
@@ -318,7 +321,7 @@ static void touch_words(bool dontfork)
 		if (a == A_DONTFORK && !dontfork)
 			continue;
 		for (w = 0; w < NR_WORDS; w++)
-			__atomic_fetch_or((__u64 *)word_addr(a, w, 0), 0,
+			__atomic_fetch_or((__u32 *)word_addr(a, w, 0), 0,
 					  __ATOMIC_RELAXED);
 	}
 }
@@ -1497,7 +1500,7 @@ static bool check_perf(int e)
 	unsigned char rec[DATA_MAX + 64];
 	int n = 0, i;
 
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	head = ue_perf_head(meta);
 	tail = meta->data_tail;
 	while (tail < head) {
 		struct perf_event_header h;
@@ -1524,7 +1527,7 @@ static bool check_perf(int e)
 				     ev->tp, n, raw, q->r[n].len);
 		n++;
 	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	ue_perf_set_tail(meta, tail);
 	if (n != q->n)
 		return failf("perf %s: %d samples, the model %d", ev->tp, n,
 			     q->n);
@@ -1563,12 +1566,13 @@ static __u64 model_word(struct mt_proc *p, int area, int w)
 
 static bool read_words(struct mt_proc *p, int area, __u64 *w)
 {
-	int i;
-
+	/*
+	 * A copy, not 8-byte atomic loads, which a 32-bit machine may not
+	 * have: a settled word does not change under it, and check_words()
+	 * reads a word that is still changing again.
+	 */
 	if (p == &m.proc[0]) {
-		for (i = 0; i < NR_WORDS; i++)
-			w[i] = __atomic_load_n((__u64 *)word_addr(area, i, 0),
-					       __ATOMIC_RELAXED);
+		memcpy(w, word_addr(area, 0, 0), NR_WORDS * 8);
 		return true;
 	}
 	return pread(p->memfd, w, NR_WORDS * 8,

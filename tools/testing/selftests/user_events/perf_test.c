@@ -401,7 +401,7 @@ static __u64 ring_head(struct perf_ctx *ctx)
 {
 	struct perf_event_mmap_page *meta = ctx->ring;
 
-	return __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	return ue_perf_head(meta);
 }
 
 /*

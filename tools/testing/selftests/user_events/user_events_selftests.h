@@ -302,6 +302,32 @@ static inline int ue_child_result(pid_t pid, char *why, size_t len)
 		umount(TRACEFS_DIR);					\
 } while (0)
 
+/*
+ * The data_head of a perf ring's metadata page, read the way the perf ABI
+ * asks: a load, then a barrier before the records it covers.  A copy, not
+ * an 8-byte atomic load, which a 32-bit machine may not have (ppc32 would
+ * need libatomic): a test's ring never passes 4 GiB, so the high half of
+ * the value does not change.  The fences keep the compiler from reusing
+ * an earlier copy.
+ */
+static inline __u64 ue_perf_head(struct perf_event_mmap_page *meta)
+{
+	__u64 head;
+
+	memcpy(&head, &meta->data_head, sizeof(head));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return head;
+}
+
+/* Give the records before @tail back to the kernel, after reading them */
+static inline void ue_perf_set_tail(struct perf_event_mmap_page *meta,
+				    __u64 tail)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memcpy(&meta->data_tail, &tail, sizeof(tail));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 /* xorshift64*: a reproducible pseudo-random sequence from *@state (not 0) */
 static inline __u64 ue_rand64(__u64 *state)
 {
