@@ -309,10 +309,7 @@ static char *word_addr(int area, int word, int off)
 	return page_at(area) + word * 8 + off;
 }
 
-/*
- * Make this process's word pages its own: a write breaks copy-on-write.
- * A 4-byte write is enough, and every machine has a 4-byte atomic one.
- */
+/* Make this process's word pages its own: a write breaks copy-on-write */
 static void touch_words(bool dontfork)
 {
 	int a, w;
@@ -321,8 +318,7 @@ static void touch_words(bool dontfork)
 		if (a == A_DONTFORK && !dontfork)
 			continue;
 		for (w = 0; w < NR_WORDS; w++)
-			__atomic_fetch_or((__u32 *)word_addr(a, w, 0), 0,
-					  __ATOMIC_RELAXED);
+			ue_touch_word(word_addr(a, w, 0));
 	}
 }
 
@@ -2858,14 +2854,22 @@ static bool step_dyn(const struct mt_step *s)
 		if (find_live(ps.name, false, NULL) < 0 && ps.opaque) {
 			/*
 			 * Fields the model cannot follow: the event goes
-			 * again, by its system and fields, as DIAG_IOCSDEL
-			 * would find a busy multi-format one of its name
+			 * again, by its fields, as DIAG_IOCSDEL would also
+			 * take (or find busy) a multi-format one of its name.
+			 * Either system matches either kind: a multi-format
+			 * namesake with these very fields would go too, and
+			 * the check below tells.
 			 */
 			snprintf(del, sizeof(del), "-:%s/%s",
 				 USER_EVENTS_SYSTEM, cmd + skip);
 			ret = ue_dyn_write(del);
 			if (ret)
 				return failf("%s: %s", del, strerror(ret));
+			for (e = 0; e < m.nev; e++)
+				if (m.ev[e].live && !strcmp(m.ev[e].name, ps.name) &&
+				    !tp_listed(m.ev[e].tp, m.ev[e].multi))
+					return failf("%s took %s too", del,
+						     m.ev[e].tp);
 			return true;
 		}
 		if (find_live(ps.name, false, NULL) < 0) {
