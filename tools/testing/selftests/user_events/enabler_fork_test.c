@@ -96,7 +96,7 @@ static void ef_unshare(int *words)
 	int i;
 
 	for (i = 0; i < BIG_WORDS; i++)
-		__atomic_fetch_or(&words[i], 0, __ATOMIC_RELAXED);
+		ue_touch_word(&words[i]);
 }
 
 /* Unregister enablers @first, @first + @stride, ...: how many were there */

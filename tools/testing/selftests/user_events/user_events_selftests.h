@@ -306,9 +306,9 @@ static inline int ue_child_result(pid_t pid, char *why, size_t len)
  * The data_head of a perf ring's metadata page, read the way the perf ABI
  * asks: a load, then a barrier before the records it covers.  A copy, not
  * an 8-byte atomic load, which a 32-bit machine may not have (ppc32 would
- * need libatomic): a test's ring never passes 4 GiB, so the high half of
- * the value does not change.  The fences keep the compiler from reusing
- * an earlier copy.
+ * need libatomic): the head counts every byte written since the mmap, and
+ * no test writes 4 GiB, so its high half stays 0.  The fence also keeps
+ * the compiler from reusing an earlier copy.
  */
 static inline __u64 ue_perf_head(struct perf_event_mmap_page *meta)
 {
@@ -325,7 +325,21 @@ static inline void ue_perf_set_tail(struct perf_event_mmap_page *meta,
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	memcpy(&meta->data_tail, &tail, sizeof(tail));
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * Write the 4-byte word at @word as it is, as the program's own store
+ * would: its page is then present and writable, copy-on-write broken.  A
+ * compare-and-exchange, as an atomic OR of no bits may be compiled into a
+ * load (clang does); it is tried again while a bit of the word changes.
+ */
+static inline void ue_touch_word(void *word)
+{
+	__u32 *p = word, v = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (!__atomic_compare_exchange_n(p, &v, v, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_RELAXED))
+		;
 }
 
 /* xorshift64*: a reproducible pseudo-random sequence from *@state (not 0) */

@@ -252,12 +252,6 @@ static int worker_runs(int ms)
 	return n;
 }
 
-/* The process writes its word as it is: the page is writable again */
-static void touch_word(int *word)
-{
-	__atomic_fetch_or(word, 0, __ATOMIC_SEQ_CST);
-}
-
 TEST_F(worker, bit_follows_without_the_process)
 {
 	int *word = (int *)self->map;
@@ -282,7 +276,7 @@ TEST_F(worker, bit_follows_without_the_process)
 		ASSERT_EQ(0, ue_load(word));
 
 		/* Written at once by the next change after the process wrote */
-		touch_word(word);
+		ue_touch_word(word);
 		ASSERT_EQ(0, ue_enable(EVENT, 0));
 		ASSERT_EQ(0, ue_enable(EVENT, 1));
 		ASSERT_EQ(1, ue_load(word));
@@ -353,7 +347,7 @@ TEST_F(worker, unwritable_word_given_up)
 	ASSERT_EQ(0, need_fault(variant->mapping, self->map, self->page, true,
 				&child));
 	if (fs_fault(variant->mapping))
-		touch_word(word);
+		ue_touch_word(word);
 	ASSERT_EQ(0, ue_enable(EVENT, 1));
 	ASSERT_TRUE(ue_wait_int(word, 1, UE_FAULT_MS));
 	end_child(child);
