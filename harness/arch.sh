@@ -32,7 +32,7 @@
 # Environment: UE_T, UE_TIMEOUT_FACTOR (as make test; armhf 6, ppc32 and
 # riscv64 9 unless set: also scales fork_test's case timeouts), UE_ARCH_TIMEOUT
 # (limit of one guest run in seconds, 3000; armhf 5400, ppc32 and riscv64
-# 7200), UE_SMP (2), UE_MEM (2G),
+# 7200), UE_SMP (2; ppc32 1), UE_MEM (2G),
 # UE_CMDLINE (extra kernel parameters), UE_FUZZ_ITERS (30000 here),
 # UE_CCACHE_DIR (~/.cache/ue-ccache), UE_JOBS.
 set -uo pipefail
@@ -54,6 +54,7 @@ arch_vars()
 	name=$1
 	frags=("$CONFIGS/arch-guest.config")
 	late=() deps=(cross) compat_cross='' compat_karch='' highmem='' tfactor='' atimeout=''
+	cpus=2
 	case $name in
 	arm64|arm64-64k|arm64-perf-n|arm64-compat)
 		karch=arm64 cross=aarch64-linux-gnu- target=Image
@@ -101,14 +102,15 @@ arch_vars()
 		highmem=1
 		;;
 	ppc32)
-		# 32-bit big-endian; a G4 PowerMac under OpenBIOS
+		# 32-bit big-endian; a G4 PowerMac under OpenBIOS (one CPU:
+		# QEMU's mac99 has no more)
 		karch=powerpc cross=powerpc-linux-gnu- target=vmlinux
 		image=vmlinux console=ttyPZ0
 		qemu=(qemu-system-ppc -M mac99)
 		ninep=virtio-9p-pci
 		frags+=("$CONFIGS/arch-ppc32.config" "$CONFIGS/arch-kasan.config")
 		deps+=(ppc32)
-		tfactor=9 atimeout=7200
+		tfactor=9 atimeout=7200 cpus=1
 		highmem=1
 		;;
 	riscv64)
@@ -335,7 +337,7 @@ run()
 		cmdline+=" UE_MODEL_STEPS=${UE_MODEL_STEPS:-300}"
 	cmdline+=" ${UE_CMDLINE:-}"
 	log "booting $name kernel (TCG, timeout ${limit}s), console: ${res#"$UE_REPO"/}/console.log"
-	timeout -k 10 "$limit" "${qemu[@]}" -smp "${UE_SMP:-2}" -m "${UE_MEM:-2G}" \
+	timeout -k 10 "$limit" "${qemu[@]}" -smp "${UE_SMP:-$cpus}" -m "${UE_MEM:-2G}" \
 		-nodefaults -no-reboot -display none -monitor none \
 		-kernel "$obj/$image" -initrd "$ad/initramfs.cpio" -append "$cmdline" \
 		-fsdev "local,id=results,path=$res,security_model=none" \
