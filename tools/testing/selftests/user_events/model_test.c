@@ -1532,7 +1532,6 @@ static bool check_perf(int e)
 	return true;
 }
 
-/* The value the model gives the 8-byte slot @w of @area in process @p */
 /* Set @en's bit in @b, the 8 bytes of its slot, where the kernel sets it */
 static void set_enabler_bit(const struct mt_enabler *en, unsigned char *b)
 {
@@ -1551,6 +1550,7 @@ static void set_enabler_bit(const struct mt_enabler *en, unsigned char *b)
 	}
 }
 
+/* The value the model gives the 8-byte slot @w of @area in process @p */
 static __u64 model_word(struct mt_proc *p, int area, int w)
 {
 	unsigned char b[8] = {0};
@@ -1582,9 +1582,11 @@ static bool other_pair_same_bit(const struct mt_proc *p,
 		.size = s->size, .bit = s->bit,
 	};
 	unsigned char mine[8] = {0}, theirs[8];
-	int i, j;
+	__u64 a, b;
+	int i;
 
 	set_enabler_bit(&en, mine);
+	memcpy(&a, mine, 8);
 	for (i = 0; i < p->nen; i++) {
 		const struct mt_enabler *o = &p->en[i];
 
@@ -1593,9 +1595,9 @@ static bool other_pair_same_bit(const struct mt_proc *p,
 			continue;
 		memset(theirs, 0, sizeof(theirs));
 		set_enabler_bit(o, theirs);
-		for (j = 0; j < 8; j++)
-			if (mine[j] & theirs[j])
-				return true;
+		memcpy(&b, theirs, 8);
+		if (a & b)
+			return true;
 	}
 	return false;
 }
@@ -2193,7 +2195,7 @@ static bool step_reg(const struct mt_step *s)
 	struct mt_file *f;
 	struct parsed ps;
 	struct expect x = {0};
-	int err, e = -1, fi, idx, caret = -1, lo = 0, lim = 0;
+	int err, serr, e = -1, fi, idx, caret = -1, lo = 0, lim = 0;
 	bool multi = s->flags & USER_EVENT_REG_MULTI_FORMAT;
 	bool persist = s->flags & USER_EVENT_REG_PERSIST;
 	bool create = false;
@@ -2211,8 +2213,9 @@ static bool step_reg(const struct mt_step *s)
 	req.uptr = step_addr(s);
 	req.thread = s->on;
 	reg_struct(s, &req);
+	serr = reg_struct_err(s, &req, p);
 	/* Left out: see other_pair_same_bit() */
-	if (!reg_struct_err(s, &req, p) && other_pair_same_bit(p, s))
+	if (!serr && other_pair_same_bit(p, s))
 		return true;
 
 	parse_cmd(s->cmd, 0, &ps);
@@ -2220,8 +2223,8 @@ static bool step_reg(const struct mt_step *s)
 		st_gb[GB_PENDING]++;
 	if (f->rdonly) {
 		err = EBADF;
-	} else if (reg_struct_err(s, &req, p)) {
-		err = -reg_struct_err(s, &req, p);
+	} else if (serr) {
+		err = -serr;
 		if (err == EADDRINUSE)
 			st_gb[GB_ADDR_IN_USE]++;
 	} else if (m.max_enablers && p->nen >= m.max_enablers) {
