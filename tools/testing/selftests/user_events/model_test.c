@@ -50,6 +50,7 @@
 #include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 
 #include "user_events_selftests.h"
@@ -205,6 +206,7 @@ struct mt_proc {
 	bool alive;
 	bool execed;		/* a new image: no enable words to read */
 	bool dontfork;		/* has the MADV_DONTFORK page */
+	bool unpriv;		/* without CAP_PERFMON and CAP_SYS_ADMIN */
 	pid_t pid;
 	int pidfd;
 	int memfd;		/* its /proc/PID/mem */
@@ -269,7 +271,7 @@ enum {
 	GB_CMD_511, GB_CMD_512, GB_STATIC_AT, GB_STATIC_OVER, GB_STRUCT_SIZE,
 	GB_EXTRA, GB_FTRACE_OVER, GB_LOC_END, GB_DYN_LONG, GB_ADDR_IN_USE,
 	GB_OTHER_WORD, GB_DEL_MANY, GB_PENDING, GB_WIPE_FORK, GB_PERF_PAD,
-	NR_GB
+	GB_EPERM, NR_GB
 };
 
 static const char * const gb_names[NR_GB] = {
@@ -281,6 +283,7 @@ static const char * const gb_names[NR_GB] = {
 	"enable word of another process", "DIAG_IOCSDEL of 2+ events",
 	"name of an event due to go, still there", "fork of a set bit in WIPEONFORK",
 	"location past the payload, in perf's padding",
+	"EPERM: persistent, without CAP_PERFMON",
 };
 
 static unsigned long st_gb[NR_GB];
@@ -519,10 +522,36 @@ static void do_write(struct mt_box *b)
 	b->err = errno;
 }
 
+/*
+ * Give up CAP_PERFMON and CAP_SYS_ADMIN, for good: still uid 0, so that
+ * the files stay open to it, but not perfmon_capable(), here or in an
+ * image it execs
+ */
+static bool drop_perfmon(void)
+{
+	static const int caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	unsigned int i, bit;
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+		if (prctl(PR_CAPBSET_DROP, caps[i], 0, 0, 0))
+			return false;
+		bit = 1U << (caps[i] % 32);
+		d[caps[i] / 32].effective &= ~bit;
+		d[caps[i] / 32].permitted &= ~bit;
+		d[caps[i] / 32].inheritable &= ~bit;
+	}
+	return !syscall(SYS_capset, &h, d);
+}
+
 /* Run the request of @b in this process */
 static void run_box(struct mt_box *b)
 {
 	char arg[16], arg2[16];
+	bool unpriv;
 	pid_t pid;
 	int slot;
 
@@ -567,8 +596,11 @@ static void run_box(struct mt_box *b)
 		 * the next request overwrites its box, which the child shares
 		 */
 		slot = b->slot;
+		unpriv = b->flags & 2;
 		pid = fork();
 		if (pid == 0) {
+			if (unpriv && !drop_perfmon())
+				_exit(4);
 			forget_tracer_fds();
 			touch_words(false);
 			/* The tracers' files are the main process's alone again */
@@ -576,7 +608,7 @@ static void run_box(struct mt_box *b)
 			futex(&boxes[slot].ready, FUTEX_WAKE, 1, NULL);
 			serve(slot);
 		}
-		touch_words(b->flags);
+		touch_words(b->flags & 1);
 		b->ret = pid;
 		b->err = errno;
 		break;
@@ -696,6 +728,7 @@ enum verdict { V_OK, V_EINVAL, V_EADDRINUSE, V_UNKNOWN };
 
 struct parsed {
 	enum verdict v;
+	enum verdict name_v;	/* the name alone */
 	char name[300];
 	struct mt_sig sig;
 	int caret;		/* offset of the refused token, -1 unknown */
@@ -954,6 +987,7 @@ static void parse_cmd(const char *cmd, int at, struct parsed *p)
 	p->lo = at;
 	if (len >= sizeof(p->name)) {
 		p->v = V_EINVAL;
+		p->name_v = V_EINVAL;
 		if (name_caret(cmd, len) >= 0)
 			p->caret = at + name_caret(cmd, len);
 		return;
@@ -961,6 +995,7 @@ static void parse_cmd(const char *cmd, int at, struct parsed *p)
 	memcpy(p->name, cmd, len);
 	if (!name_valid(p->name, &high)) {
 		p->v = V_EINVAL;
+		p->name_v = V_EINVAL;
 		if (name_caret(cmd, len) >= 0)
 			p->caret = at + name_caret(cmd, len);
 		return;
@@ -971,8 +1006,10 @@ static void parse_cmd(const char *cmd, int at, struct parsed *p)
 	if (!parse_fields(cmd[len] ? cmd + len + 1 : "", at + len + 1, p) &&
 	    p->v == V_OK)
 		p->v = V_EINVAL;
-	if (high)
+	if (high) {
 		p->v = V_UNKNOWN;
+		p->name_v = V_UNKNOWN;
+	}
 }
 
 /* ---- model queries ----------------------------------------------------- */
@@ -2234,6 +2271,10 @@ static bool step_reg(const struct mt_step *s)
 		err = req.name_at == AT_NONUL ? EFAULT : EFAULT;
 	} else if (req.name_at == AT_RO || strlen(s->cmd) >= 512) {
 		err = EINVAL;
+	} else if (persist && p->unpriv && ps.name_v != V_EINVAL) {
+		/* Before the fields are read or an event is looked up */
+		err = EPERM;
+		st_gb[GB_EPERM]++;
 	} else if (ps.v == V_UNKNOWN || (multi && strlen(ps.name) > 238)) {
 		err = -1;
 	} else if (ps.v == V_EINVAL && !(!multi && find_live(ps.name, false, NULL) >= 0 &&
@@ -2281,6 +2322,9 @@ static bool step_reg(const struct mt_step *s)
 		want(&x, err);
 		if (lim < 0 && (err == 0 || err == EFAULT))
 			want(&x, EMFILE);
+		/* Where the name ends, to the kernel, is not known */
+		if (err == EPERM && ps.name_v == V_UNKNOWN)
+			want(&x, EINVAL);
 	}
 	if (!call(s->proc, &req))
 		return no_answer(s->proc);
@@ -2390,7 +2434,7 @@ static bool step_del(const struct mt_step *s)
 	struct mt_proc *p = &m.proc[s->proc];
 	struct mt_box *b = result_box(s->proc);
 	struct expect x = {0};
-	int e, cand = 0, busy = 0, dying = 0;
+	int e, cand = 0, busy = 0, dying = 0, perm = 0;
 
 	if (p->fd[s->fd] < 0)
 		return true;
@@ -2403,6 +2447,8 @@ static bool step_del(const struct mt_step *s)
 		cand += m.ev[e].live;
 		busy += m.ev[e].live && refs(e);
 		dying += m.ev[e].dying;
+		perm += m.ev[e].live && !refs(e) && m.ev[e].persist &&
+			p->unpriv;
 	}
 	if (cand > 1 && !busy)
 		st_gb[GB_DEL_MANY]++;
@@ -2418,7 +2464,13 @@ static bool step_del(const struct mt_step *s)
 	} else if (strlen(s->cmd) >= 512) {
 		want(&x, EINVAL);
 	} else if (busy) {
+		/* Each event in turn: whichever refusal comes first */
 		want(&x, EBUSY);
+		if (perm)
+			want(&x, EPERM);
+	} else if (perm) {
+		want(&x, EPERM);
+		st_gb[GB_EPERM]++;
 	} else if (cand) {
 		want(&x, 0);
 	} else {
@@ -2430,9 +2482,12 @@ static bool step_del(const struct mt_step *s)
 		return no_answer(s->proc);
 	if (!check_ret("DIAG_IOCSDEL", &x, b->ret, b->err))
 		return false;
-	if (x.err[0] != 0 && x.err[0] != EBUSY)
+	if (b->ret && b->err != EBUSY && b->err != EPERM)
 		return true;
-	/* Deleted: all of them, or (EBUSY) those found before the busy one */
+	/*
+	 * Deleted: all of them, or (EBUSY, EPERM) those found before the one
+	 * refused
+	 */
 	for (e = 0; e < m.nev; e++) {
 		if (strcmp(m.ev[e].name, s->cmd) || !m.ev[e].live || refs(e))
 			continue;
@@ -2735,7 +2790,8 @@ static bool step_fork(const struct mt_step *s)
 	c = &m.proc[ci];
 	box_init(&req, OP_FORK, -1);
 	req.slot = ci;
-	req.flags = p->dontfork;
+	/* The child may give up its privilege, as a tracefs group member has none */
+	req.flags = p->dontfork | (s->flags ? 2 : 0);
 	boxes[ci].req = 0;
 	boxes[ci].resp = 0;
 	boxes[ci].ready = 0;
@@ -2755,6 +2811,7 @@ static bool step_fork(const struct mt_step *s)
 	}
 	memset(c, 0, sizeof(*c));
 	c->alive = true;
+	c->unpriv = p->unpriv || s->flags;
 	c->pid = b->ret;
 	boxes_pid[ci] = c->pid;
 	c->pidfd = syscall(SYS_pidfd_open, c->pid, 0);
@@ -3398,6 +3455,19 @@ static char *gen_cmd(bool dyn_ok)
 	return cmd;
 }
 
+/* A command that should be taken: a name of the pool, its live fields mostly */
+static char *gen_plain_cmd(bool multi)
+{
+	char *cmd = malloc(CMD_MAX);
+	int k = rn(NR_NAMES), live;
+
+	pool_name(cmd, k);
+	live = find_live(cmd, multi, NULL);
+	put_fields(cmd, live >= 0 && rn(3) ? &m.ev[live].sig :
+			&m.sigs[k][rn(NR_SIGS)]);
+	return cmd;
+}
+
 static int pick_proc(bool main_ok)
 {
 	int live[MAX_PROCS], n = 0, i;
@@ -3471,6 +3541,31 @@ static void gen_word(struct mt_step *s)
 }
 
 /*
+ * A bit of a word that no enabler of process @p uses, in memory it can
+ * write, a quarter of the time memory that a fork does not copy as it is
+ */
+static void gen_free_word(struct mt_step *s, int p)
+{
+	const struct mt_proc *pr = &m.proc[p];
+	int tries, i;
+
+	s->area = rn(4) ? A_NORMAL : rn(2) || !pr->dontfork ? A_WIPE :
+		  A_DONTFORK;
+	for (tries = 0; tries < 8; tries++) {
+		s->word = rn(NR_WORDS);
+		for (i = 0; i < pr->nen; i++)
+			if (pr->en[i].area == s->area &&
+			    pr->en[i].word == s->word)
+				break;
+		if (i == pr->nen)
+			break;
+	}
+	s->size = rn(4) ? 4 : 8;
+	s->off = s->size == 4 ? 4 * rn(2) : 0;
+	s->bit = rn(s->size * 8);
+}
+
+/*
  * The word and bit of an enabler of process @p, or (@other) of another
  * live process: a bit in use, or one that @p may not have
  */
@@ -3536,7 +3631,7 @@ static bool gen_at_once(struct mt_step *s, int e)
 {
 	int fd;
 
-	if (e < 0 || e >= m.nev || m.ev[e].live || rn(2))
+	if (e < 0 || e >= m.nev || m.ev[e].live || !rn(4))
 		return false;
 	fd = pick_fd(0);
 	if (m.proc[0].fd[fd] < 0)
@@ -3557,6 +3652,21 @@ static bool gen_at_once(struct mt_step *s, int e)
 	return true;
 }
 
+/* Whether process @i has a set bit in MADV_DONTFORK or WIPEONFORK memory */
+static bool set_bit_not_copied(int i)
+{
+	const struct mt_proc *pr = &m.proc[i];
+	int j;
+
+	if (!pr->alive || pr->execed)
+		return false;
+	for (j = 0; j < pr->nen; j++)
+		if ((pr->en[j].area == A_WIPE || pr->en[j].area == A_DONTFORK) &&
+		    enabled(pr->en[j].ev))
+			return true;
+	return false;
+}
+
 /* A step, chosen from what the model holds now */
 static void gen_step(struct mt_step *s)
 {
@@ -3573,8 +3683,11 @@ static void gen_step(struct mt_step *s)
 	if (gen_at_once(s, gone))
 		return;
 	if (r < 220) {
+		/* A quarter of them plain, to have events to work on */
+		bool plain = p >= 0 && !rn(4);
+
 		s->op = OP_REG;
-		s->cmd = gen_cmd(false);
+		s->cmd = plain ? NULL : gen_cmd(false);
 		gen_word(s);
 		i = rn(12);
 		if (i < 2) {
@@ -3594,6 +3707,19 @@ static void gen_step(struct mt_step *s)
 		/* The first flag bit that does not exist */
 		if (!rn(25))
 			s->flags = 4;
+		/* Where it takes a privilege, more often */
+		if (p >= 0 && m.proc[p].unpriv && !rn(3))
+			s->flags = USER_EVENT_REG_PERSIST;
+		if (plain) {
+			s->flags &= USER_EVENT_REG_PERSIST |
+				    USER_EVENT_REG_MULTI_FORMAT;
+			s->cmd = gen_plain_cmd(s->flags &
+					       USER_EVENT_REG_MULTI_FORMAT);
+			gen_free_word(s, p);
+			s->on = !rn(12);
+			s->variant = AT_CMD;
+			return;
+		}
 		s->on = !rn(12);	/* from a thread */
 		s->variant = rn(6) ? AT_CMD : rn(24);
 		if (s->variant == 6 || s->variant == 7)
@@ -3694,6 +3820,11 @@ static void gen_step(struct mt_step *s)
 		}
 	} else if (r < 900) {
 		s->op = OP_FORK;
+		s->flags = !rn(3);
+		/* Half the time a process with a set bit a fork does not copy */
+		for (i = rn(2) ? MAX_PROCS : 0; i < MAX_PROCS; i++)
+			if (set_bit_not_copied(i))
+				s->proc = i;
 	} else if (r < 915) {
 		s->op = OP_EXEC;
 		s->proc = pick_proc(false);
@@ -3964,6 +4095,10 @@ static void print_step(FILE *out, int i, const struct mt_step *s)
 		break;
 	case OP_CLOSE:
 		fprintf(out, "close(fd%d);", s->fd);
+		break;
+	case OP_FORK:
+		fprintf(out, "fork()%s;", s->flags ?
+			", the child drops CAP_PERFMON and CAP_SYS_ADMIN" : "");
 		break;
 	case OP_MAX:
 	case OP_MAX_EN:
