@@ -3907,6 +3907,59 @@ static void kill_descendants(void)
 	}
 }
 
+/*
+ * The first event of ours (a name with our prefix) that user_events_status
+ * lists, in @name; false if none
+ */
+static bool our_listed_event(char *name, size_t len)
+{
+	char *text = ue_read_file(STATUS_FILE), *line, *save = NULL;
+	bool found = false;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "Active:", 7))
+			break;
+		if (strncmp(line, MT_PREFIX, strlen(MT_PREFIX)))
+			continue;
+		snprintf(name, len, "%.*s", (int)strcspn(line, " "), line);
+		found = true;
+	}
+	free(text);
+	return found;
+}
+
+/* Whether each line of dynamic_events, if any, is an event of ours */
+static bool dyn_all_ours(void)
+{
+	char *dyn = ue_read_file(DYN_FILE), *line, *save = NULL;
+	bool ours = dyn;
+
+	for (line = dyn ? strtok_r(dyn, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		ours &= !strncmp(line, "u:" MT_PREFIX, strlen("u:" MT_PREFIX));
+	free(dyn);
+	return ours;
+}
+
+/*
+ * Events of ours that neither the model nor the pool names: an earlier
+ * run's, left by a failure, or under a name that the kernel took then and
+ * refuses now (a mutant's). They go by name, else by a truncating open of
+ * dynamic_events where every dynamic event is ours.
+ */
+static void remove_strays(void)
+{
+	char name[300];
+	int n;
+
+	for (n = 0; n < 64 && our_listed_event(name, sizeof(name)); n++)
+		if (ue_del(name) && errno != ENOENT)
+			break;
+	if (our_listed_event(name, sizeof(name)) && dyn_all_ours())
+		write_file(DYN_FILE, "", O_TRUNC);
+}
+
 static void reset_kernel(void)
 {
 	int p, e, i;
@@ -3954,6 +4007,7 @@ static void reset_kernel(void)
 	for (e = 0; e < m.nev; e++)
 		if (m.ev[e].live || m.ev[e].dying)
 			ue_cleanup_event(m.ev[e].name);
+	remove_strays();
 	write_file(MAX_FILE, sys.saved_max, 0);
 	write_file(ENABLERS_FILE, sys.saved_enablers, 0);
 	for (i = 0; i < MAX_EVENTS; i++)
@@ -4196,7 +4250,7 @@ FIXTURE(model) {
 };
 
 FIXTURE_SETUP(model) {
-	char *dyn, *line, *save = NULL;
+	char *dyn, *line, *save = NULL, stray[300];
 	struct sigaction sa = { .sa_handler = SIG_IGN };
 	int i;
 
@@ -4239,6 +4293,9 @@ FIXTURE_SETUP(model) {
 	reset_model();
 	reset_kernel();
 	ASSERT_TRUE(ue_wait_active(ue_active_count(), 0));
+	if (our_listed_event(stray, sizeof(stray)))
+		SKIP(return, "an event of an earlier run cannot be removed: %s",
+		     stray);
 	/* Formats kept for records of other programs' events, in other arrays */
 	sys.base_kept = ue_release_kept();
 	ASSERT_LE(0, sys.base_kept);
