@@ -12,8 +12,10 @@
  * addresses, from a thread that exits), DIAG_IOCSUNREG, DIAG_IOCSDEL,
  * u:/-:/!u: lines and a truncating open of dynamic_events, ftrace and
  * perf attach and detach, write()/writev() of valid and invalid payloads,
- * open and close, fork (with MADV_DONTFORK and MADV_WIPEONFORK words),
- * execve() and exit of processes, the limits, snapshots, per-event files
+ * open and close, fork (with MADV_DONTFORK and MADV_WIPEONFORK words; a
+ * third of the children not perfmon_capable(), so that PERSIST and the
+ * deletion of a persistent event are EPERM to them), execve() and exit
+ * of processes, the limits, snapshots, per-event files
  * kept open across the event's removal. A removed event that ftrace
  * recorded keeps its format, counted by kernel.user_events_max, while a
  * buffer may hold its records; the model knows that for certain only
@@ -547,6 +549,10 @@ static bool drop_perfmon(void)
 	return !syscall(SYS_capset, &h, d);
 }
 
+/* The flags of a fork's request */
+#define FORK_DONTFORK	1	/* the parent has the MADV_DONTFORK page */
+#define FORK_UNPRIV	2	/* the child gives up CAP_PERFMON */
+
 /* Run the request of @b in this process */
 static void run_box(struct mt_box *b)
 {
@@ -596,11 +602,15 @@ static void run_box(struct mt_box *b)
 		 * the next request overwrites its box, which the child shares
 		 */
 		slot = b->slot;
-		unpriv = b->flags & 2;
+		unpriv = b->flags & FORK_UNPRIV;
 		pid = fork();
 		if (pid == 0) {
-			if (unpriv && !drop_perfmon())
-				_exit(4);
+			/* ready 2: the main process reports it */
+			if (unpriv && !drop_perfmon()) {
+				__atomic_store_n(&boxes[slot].ready, 2, __ATOMIC_RELEASE);
+				futex(&boxes[slot].ready, FUTEX_WAKE, 1, NULL);
+				_exit(1);
+			}
 			forget_tracer_fds();
 			touch_words(false);
 			/* The tracers' files are the main process's alone again */
@@ -608,7 +618,7 @@ static void run_box(struct mt_box *b)
 			futex(&boxes[slot].ready, FUTEX_WAKE, 1, NULL);
 			serve(slot);
 		}
-		touch_words(b->flags & 1);
+		touch_words(b->flags & FORK_DONTFORK);
 		b->ret = pid;
 		b->err = errno;
 		break;
@@ -2274,7 +2284,6 @@ static bool step_reg(const struct mt_step *s)
 	} else if (persist && p->unpriv && ps.name_v != V_EINVAL) {
 		/* Before the fields are read or an event is looked up */
 		err = EPERM;
-		st_gb[GB_EPERM]++;
 	} else if (ps.v == V_UNKNOWN || (multi && strlen(ps.name) > 238)) {
 		err = -1;
 	} else if (ps.v == V_EINVAL && !(!multi && find_live(ps.name, false, NULL) >= 0 &&
@@ -2322,7 +2331,10 @@ static bool step_reg(const struct mt_step *s)
 		want(&x, err);
 		if (lim < 0 && (err == 0 || err == EFAULT))
 			want(&x, EMFILE);
-		/* Where the name ends, to the kernel, is not known */
+		/*
+		 * A byte above 0x7f may be a control or a space to the
+		 * kernel: the name check may refuse the name first
+		 */
 		if (err == EPERM && ps.name_v == V_UNKNOWN)
 			want(&x, EINVAL);
 	}
@@ -2333,6 +2345,7 @@ static bool step_reg(const struct mt_step *s)
 			   s->proc, p->nen, m.max_enablers);
 		return false;
 	}
+	st_gb[GB_EPERM] += b->ret && b->err == EPERM;
 	if (b->ret && b->err == EMFILE)
 		kept_reclaimed();
 	if (b->ret)
@@ -2470,7 +2483,6 @@ static bool step_del(const struct mt_step *s)
 			want(&x, EPERM);
 	} else if (perm) {
 		want(&x, EPERM);
-		st_gb[GB_EPERM]++;
 	} else if (cand) {
 		want(&x, 0);
 	} else {
@@ -2482,6 +2494,7 @@ static bool step_del(const struct mt_step *s)
 		return no_answer(s->proc);
 	if (!check_ret("DIAG_IOCSDEL", &x, b->ret, b->err))
 		return false;
+	st_gb[GB_EPERM] += b->ret && b->err == EPERM;
 	if (b->ret && b->err != EBUSY && b->err != EPERM)
 		return true;
 	/*
@@ -2790,8 +2803,9 @@ static bool step_fork(const struct mt_step *s)
 	c = &m.proc[ci];
 	box_init(&req, OP_FORK, -1);
 	req.slot = ci;
-	/* The child may give up its privilege, as a tracefs group member has none */
-	req.flags = p->dontfork | (s->flags ? 2 : 0);
+	/* A third of the children are not perfmon_capable(): see drop_perfmon() */
+	req.flags = (p->dontfork ? FORK_DONTFORK : 0) |
+		    (s->flags ? FORK_UNPRIV : 0);
 	boxes[ci].req = 0;
 	boxes[ci].resp = 0;
 	boxes[ci].ready = 0;
@@ -2809,6 +2823,9 @@ static bool step_fork(const struct mt_step *s)
 		}
 		futex(&boxes[ci].ready, FUTEX_WAIT, 0, &ts);
 	}
+	if (boxes[ci].ready == 2)
+		return failf("the child of process %d cannot give up CAP_PERFMON",
+			     s->proc);
 	memset(c, 0, sizeof(*c));
 	c->alive = true;
 	c->unpriv = p->unpriv || s->flags;
@@ -3560,7 +3577,7 @@ static void gen_free_word(struct mt_step *s, int p)
 		if (i == pr->nen)
 			break;
 	}
-	s->size = rn(4) ? 4 : 8;
+	s->size = rn(4) || !sys.kernel64 ? 4 : 8;
 	s->off = s->size == 4 ? 4 * rn(2) : 0;
 	s->bit = rn(s->size * 8);
 }
@@ -3586,8 +3603,6 @@ static bool gen_enabler_word(struct mt_step *s, int p, bool other)
 	s->off = en->off;
 	s->size = en->size;
 	s->bit = en->bit;
-	if (other)
-		st_gb[GB_OTHER_WORD]++;
 	return true;
 }
 
@@ -3684,14 +3699,14 @@ static void gen_step(struct mt_step *s)
 		return;
 	if (r < 220) {
 		/* A quarter of them plain, to have events to work on */
-		bool plain = p >= 0 && !rn(4);
+		bool plain = !rn(4), other = false;
 
 		s->op = OP_REG;
 		s->cmd = plain ? NULL : gen_cmd(false);
 		gen_word(s);
 		i = rn(12);
 		if (i < 2) {
-			gen_enabler_word(s, p, i);
+			other = gen_enabler_word(s, p, i) && i;
 		} else if (i == 2 && m.proc[p].nen &&
 			   m.proc[p].en[m.proc[p].nen - 1].area < A_WIPE) {
 			/* The first word of the area after the last one's */
@@ -3708,7 +3723,7 @@ static void gen_step(struct mt_step *s)
 		if (!rn(25))
 			s->flags = 4;
 		/* Where it takes a privilege, more often */
-		if (p >= 0 && m.proc[p].unpriv && !rn(3))
+		if (m.proc[p].unpriv && !rn(3))
 			s->flags = USER_EVENT_REG_PERSIST;
 		if (plain) {
 			s->flags &= USER_EVENT_REG_PERSIST |
@@ -3720,6 +3735,7 @@ static void gen_step(struct mt_step *s)
 			s->variant = AT_CMD;
 			return;
 		}
+		st_gb[GB_OTHER_WORD] += other;
 		s->on = !rn(12);	/* from a thread */
 		s->variant = rn(6) ? AT_CMD : rn(24);
 		if (s->variant == 6 || s->variant == 7)
@@ -3729,8 +3745,9 @@ static void gen_step(struct mt_step *s)
 	} else if (r < 300) {
 		s->op = OP_UNREG;
 		gen_word(s);
-		if ((rn(6) || !gen_enabler_word(s, p, true)) &&
-		    m.proc[p].nen && rn(5)) {
+		if (!rn(6) && gen_enabler_word(s, p, true)) {
+			st_gb[GB_OTHER_WORD]++;
+		} else if (m.proc[p].nen && rn(5)) {
 			struct mt_enabler *en = &m.proc[p].en[rn(m.proc[p].nen)];
 
 			s->area = en->area;
@@ -3821,7 +3838,10 @@ static void gen_step(struct mt_step *s)
 	} else if (r < 900) {
 		s->op = OP_FORK;
 		s->flags = !rn(3);
-		/* Half the time a process with a set bit a fork does not copy */
+		/*
+		 * Half the time the last process with a set bit that a fork
+		 * does not copy as it is
+		 */
 		for (i = rn(2) ? MAX_PROCS : 0; i < MAX_PROCS; i++)
 			if (set_bit_not_copied(i))
 				s->proc = i;
@@ -4151,8 +4171,9 @@ static void print_step(FILE *out, int i, const struct mt_step *s)
 		fprintf(out, "close(fd%d);", s->fd);
 		break;
 	case OP_FORK:
-		fprintf(out, "fork()%s;", s->flags ?
-			", the child drops CAP_PERFMON and CAP_SYS_ADMIN" : "");
+		/* A child of a process without them has none either */
+		fprintf(out, "fork(): the child in the first free slot%s;",
+			s->flags ? ", without CAP_PERFMON and CAP_SYS_ADMIN (drop_perfmon())" : "");
 		break;
 	case OP_MAX:
 	case OP_MAX_EN:
