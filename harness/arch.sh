@@ -24,7 +24,7 @@
 # build: it selects PERF_EVENTS; lockdep but no KASAN), and the ones of
 # "names check", which make test never runs: armhf (ARMv7, LPAE,
 # HIGHMEM: 2 GiB with ~768 MiB lowmem), ppc32 (32-bit big-endian
-# PowerMac, HIGHMEM), riscv64 (OpenSBI; no HIST_TRIGGERS in 6.1) and
+# e500mc, HIGHMEM), riscv64 (OpenSBI; no HIST_TRIGGERS in 6.1) and
 # arm64-compat (COMPAT=y on a Cortex-A57: the *_32 programs, which make
 # test builds with -m32 on x86_64, as static armhf binaries beside the
 # 64-bit ones).  All with KASAN (generic, inline).
@@ -32,7 +32,7 @@
 # Environment: UE_T, UE_TIMEOUT_FACTOR (as make test; armhf 6, ppc32 and
 # riscv64 9 unless set: also scales fork_test's case timeouts), UE_ARCH_TIMEOUT
 # (limit of one guest run in seconds, 3000; armhf 5400, ppc32 and riscv64
-# 7200), UE_SMP (2; ppc32 1), UE_MEM (2G),
+# 7200), UE_SMP (2), UE_MEM (2G),
 # UE_CMDLINE (extra kernel parameters), UE_FUZZ_ITERS (30000 here),
 # UE_CCACHE_DIR (~/.cache/ue-ccache), UE_JOBS.
 set -uo pipefail
@@ -102,15 +102,16 @@ arch_vars()
 		highmem=1
 		;;
 	ppc32)
-		# 32-bit big-endian; a G4 PowerMac under OpenBIOS (one CPU:
-		# QEMU's mac99 has no more)
+		# 32-bit big-endian Book E: QEMU's generic e500 board, which
+		# loads the ELF kernel itself (PowerMac's OpenBIOS never got
+		# a KASAN kernel to print a line)
 		karch=powerpc cross=powerpc-linux-gnu- target=vmlinux
-		image=vmlinux console=ttyPZ0
-		qemu=(qemu-system-ppc -M mac99)
+		image=vmlinux console=ttyS0
+		qemu=(qemu-system-ppc -M ppce500 -cpu e500mc)
 		ninep=virtio-9p-pci
 		frags+=("$CONFIGS/arch-ppc32.config" "$CONFIGS/arch-kasan.config")
 		deps+=(ppc32)
-		tfactor=9 atimeout=7200 cpus=1
+		tfactor=9 atimeout=7200
 		highmem=1
 		;;
 	riscv64)
