@@ -69,6 +69,7 @@ FIXTURE(fork) {
 static void fork_cleanup(void)
 {
 	ue_enable(EVENT, 0);
+	ue_enable(EVENT_P, 0);
 	ue_cleanup_event(EVENT);
 	ue_cleanup_event(EVENT_P);
 	ue_cleanup_event(EVENT_N);
@@ -94,7 +95,9 @@ FIXTURE_TEARDOWN(fork) {
 	/* The enablers go with this process; the fd with the close */
 	if (self->data_fd >= 0)
 		close(self->data_fd);
+	/* A case that failed half way leaves no tracer on the events */
 	ue_enable(EVENT, 0);
+	ue_enable(EVENT_P, 0);
 	USER_EVENT_FIXTURE_TEARDOWN(self->umount);
 }
 
