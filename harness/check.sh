@@ -39,7 +39,7 @@
 #   armhf ppc32 riscv64 arm64-compat   make check's own guests (arch.sh
 #               names check): ARMv7 with LPAE and HIGHMEM (2 GiB, ~768 MiB
 #               lowmem; a check that HighTotal > 0), 32-bit big-endian
-#               PowerMac (HIGHMEM), riscv64, and 32-bit processes on arm64
+#               e500mc (HIGHMEM), riscv64, and 32-bit processes on arm64
 #               (the *_32 programs as static armhf binaries); KASAN on all
 #   deb-amd64 deb-cloud-amd64 deb-arm64 deb-rt-amd64 deb-rt-arm64
 #               Debian's own configurations (package linux-config-6.1,
