@@ -33,6 +33,8 @@ user_event_build_validators\(user,\x20
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_ref_find\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_ref_reserve\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 (?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_ref_add\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
+(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_event_fault_in_nowait\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
+(?:^/\*(?:[^*]|\*(?!/))*\*/\n)?^[a-z][^(;{}]*?\buser_events_store_index\([^;{]*?\)\n\{\n[\s\S]*?^\}\n\n
 ^\t\t\t\t   struct user_reg __user \*ureg,\n
 (?<=user_events_reg_locked\(info, )ureg,\x20
 ^\tu32 index;\n

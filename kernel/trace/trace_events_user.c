@@ -2550,6 +2550,29 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 }
 
 /*
+ * Makes the page of @addr present and writable, as a write of the process
+ * would, when that waits for nothing (see user_event_mm_write_bit()). The
+ * caller holds mmap_lock until it has written the page: no fork() can
+ * make it copy-on-write again meanwhile. Return: whether it is writable.
+ */
+static bool user_event_fault_in_nowait(struct mm_struct *mm, unsigned long addr)
+{
+	struct page *held;
+	long ret;
+
+	mmap_assert_locked(mm);
+
+	if (!user_event_fault_safe(mm, addr, &held))
+		return false;
+
+	ret = get_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOWAIT, NULL, NULL, NULL);
+	if (held)
+		put_page(held);
+
+	return ret == 1;
+}
+
+/*
  * Writes the current state of the event to the bit of an enabler. Every
  * bit write of a process holds its lock, so that the last write of a bit
  * is never an outdated state.
@@ -3062,9 +3085,10 @@ static int user_event_fault_in_current(unsigned long addr)
 /*
  * Adds the bit of a validated registration to the calling process; the
  * enabler takes over the caller's reference of @user. The current state
- * is written at once, without faulting: a bit whose page needs a fault
- * gives -EAGAIN with *@fault_addr, which the caller faults in with no lock
- * held before it tries again. Or -EADDRINUSE, -ENOSPC, -ENOMEM, -EINTR.
+ * is written at once, the page faulted in if that waits for nothing: a
+ * bit whose page needs more gives -EAGAIN with *@fault_addr, which the
+ * caller faults in with no lock held before it tries again. Or
+ * -EADDRINUSE, -ENOSPC, -ENOMEM, -EINTR.
  */
 static int user_event_enabler_create(struct user_reg *reg,
 				     struct user_event *user,
@@ -3110,11 +3134,12 @@ static int user_event_enabler_create(struct user_reg *reg,
 	list_add_tail(&enabler->mm_link, &uem->enablers);
 	WRITE_ONCE(uem->count, uem->count + 1);
 
-	ret = user_event_enabler_write(uem, enabler, FOLL_NOFAULT);
+	ret = user_event_enabler_write(uem, enabler, FOLL_NOWAIT);
 	if (ret) {
 		user_event_enabler_unlink(enabler);
 		user_event_bit_location(&addr, &bit, compat);
 		*fault_addr = addr;
+		ret = -EAGAIN;
 	}
 	mmap_read_unlock(uem->mm);
 unlock:
@@ -3129,8 +3154,9 @@ free:
 /*
  * Unlinks the enabler of an address and bit of the calling process and
  * clears the bit, in one section of the process's locks: a fork copies
- * either both or neither. A page that needs a fault gives -EAGAIN and
- * leaves the enabler linked, unless @force: then the bit stays as it is.
+ * either both or neither. A page that cannot be faulted in without
+ * waiting gives -EAGAIN and leaves the enabler linked, unless @force:
+ * then the bit stays as it is.
  */
 static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
 					   unsigned long addr, int bit,
@@ -3156,11 +3182,13 @@ static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
 
 	ret = user_event_mm_write_bit(uem->mm, addr, bit,
 				      user_event_enabler_compat(enabler),
-				      false, FOLL_NOFAULT);
+				      false, FOLL_NOWAIT);
 	if (!ret || force) {
 		user_event_enabler_unlink(enabler);
 		*out = enabler;
 		ret = ret ? -EFAULT : 0;
+	} else {
+		ret = -EAGAIN;
 	}
 	mmap_read_unlock(uem->mm);
 unlock:
@@ -3760,7 +3788,35 @@ static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg, bo
 }
 
 /*
- * The part of DIAG_IOCSREG that takes locks: nothing here may fault.
+ * Stores a write index with the locks of DIAG_IOCSREG held, so without a
+ * fault that could wait. Return: 0, -EINTR, or -EAGAIN when the page
+ * needs such a fault.
+ */
+static int user_events_store_index(u32 __user *uaddr, u32 index)
+{
+	unsigned long addr = (unsigned long)uaddr;
+	struct mm_struct *mm = current->mm;
+	int ret = -EAGAIN;
+
+	if (!copy_to_user_nofault(uaddr, &index, sizeof(index)))
+		return 0;
+
+	/* Copy-on-write after a fork(), say: fault in, then store at once */
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+
+	if (user_event_fault_in_nowait(mm, addr) &&
+	    user_event_fault_in_nowait(mm, addr + sizeof(index) - 1) &&
+	    !copy_to_user_nofault(uaddr, &index, sizeof(index)))
+		ret = 0;
+
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/*
+ * The part of DIAG_IOCSREG that takes locks: nothing here may wait for a
+ * fault.
  * -EAGAIN asks the caller to fault @fault_addr in and call again.
  */
 static long user_events_reg_locked(struct user_event_file_info *info,
@@ -3791,9 +3847,9 @@ static long user_events_reg_locked(struct user_event_file_info *info,
 	}
 
 	/* Stored before the enabler exists, so a failure leaves no trace */
-	if (copy_to_user_nofault(&ureg->write_index, &index, sizeof(index))) {
+	ret = user_events_store_index(&ureg->write_index, index);
+	if (ret) {
 		*fault_addr = (unsigned long)&ureg->write_index;
-		ret = -EAGAIN;
 		goto undo;
 	}
 

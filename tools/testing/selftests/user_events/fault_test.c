@@ -10,15 +10,21 @@
  * here (bounded, UE_FAULT_MS); once the page is back, updates are
  * immediate again. A page that cannot be made writable (read-only or
  * unmapped) only logs "user_events: Fault for mm" (rate limited) and
- * leaves the word alone; the next tracer change tries again.
+ * leaves the word alone; the next tracer change tries again. A
+ * registration or unregistration faults the page in itself and writes
+ * its bit at once.
  */
 #define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <linux/userfaultfd.h>
 
 #include "user_events_selftests.h"
 
@@ -94,6 +100,86 @@ TEST_F(fault, dontneed_then_enable) {
 	ASSERT_EQ(0, ue_enable(EVENT, 0));
 	ASSERT_EQ(0, *word);
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 5));
+}
+
+/*
+ * Another thread drops the page of the enable word over and over, as an
+ * allocator that returns memory would (MADV_DONTNEED). The word stays
+ * mapped writable all along, so every registration and unregistration
+ * succeeds, however often the kernel finds the page gone: it faults the
+ * page in itself. Rounds go on until both threads did enough of them.
+ */
+#define DROP_ROUNDS	2000
+#define DROP_MAX_ROUNDS	100000
+
+struct dropper {
+	char *page;
+	long size;
+	bool stop;		/* atomic: set by the registering thread */
+	long drops;		/* atomic */
+};
+
+static void *drop_main(void *arg)
+{
+	struct dropper *d = arg;
+
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+		madvise(d->page, d->size, MADV_DONTNEED);
+		__atomic_add_fetch(&d->drops, 1, __ATOMIC_RELAXED);
+	}
+
+	return NULL;
+}
+
+TEST_F(fault, register_while_page_dropped) {
+	struct dropper d = { .page = self->map, .size = self->page };
+	long rounds, drops, reg_failed = 0, unreg_failed = 0;
+	int *word = (int *)self->map;
+	pthread_t thread;
+	int err = 0;
+
+	/* Traced: registering sets the bit, unregistering clears it */
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 3, 4,
+			       0, NULL));
+	ASSERT_EQ(0, ue_enable(EVENT, 1));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 3));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, drop_main, &d));
+
+	for (rounds = 0; rounds < DROP_MAX_ROUNDS; rounds++) {
+		drops = __atomic_load_n(&d.drops, __ATOMIC_RELAXED);
+		if (rounds >= DROP_ROUNDS && drops >= DROP_ROUNDS)
+			break;
+		if (ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 3, 4,
+			      0, NULL)) {
+			reg_failed++;
+			err = errno;
+			continue;
+		}
+		if (ue_unreg_fd(self->data_fd, (void *)word, 3)) {
+			unreg_failed++;
+			err = errno;
+		}
+	}
+	__atomic_store_n(&d.stop, true, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	TH_LOG("%ld rounds against %ld drops of the page", rounds, d.drops);
+	ASSERT_EQ(0, reg_failed) {
+		TH_LOG("%ld registrations failed, the last with %s",
+		       reg_failed, strerror(err));
+	}
+	ASSERT_EQ(0, unreg_failed) {
+		TH_LOG("%ld unregistrations failed, the last with %s",
+		       unreg_failed, strerror(err));
+	}
+	ASSERT_LE(DROP_ROUNDS, d.drops);
+
+	/* The page stays now: the bit follows at once */
+	ASSERT_EQ(0, ue_reg_fd(self->data_fd, EVENT_CMD, (void *)word, 3, 4,
+			       0, NULL));
+	ASSERT_EQ(1 << 3, ue_load(word));
+	ASSERT_EQ(0, ue_enable(EVENT, 0));
+	ASSERT_EQ(0, ue_load(word));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, (void *)word, 3));
 }
 
 /* After fork the page is COW-shared: each process gets its own update */
@@ -552,6 +638,97 @@ TEST_F(fault, write_index_across_pages_after_fork) {
 	ASSERT_EQ(0, ue_enable(EVENT2, 0));
 	ASSERT_EQ(0, ue_load(word));
 	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, word, 6));
+}
+
+/* Makes each page of the write faults it reads writable again */
+struct wp_monitor {
+	int uffd;
+	int stop[2];		/* a byte in the pipe: stop */
+	long page;
+	int served;		/* atomic */
+};
+
+static void *wp_monitor_main(void *arg)
+{
+	struct wp_monitor *m = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = m->uffd, .events = POLLIN },
+		{ .fd = m->stop[0], .events = POLLIN },
+	};
+	struct uffdio_writeprotect wp = {0};
+	struct uffd_msg msg;
+
+	while (poll(pfd, 2, -1) > 0 && !pfd[1].revents) {
+		if (read(m->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT ||
+		    !(msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP))
+			continue;
+		/* Mode 0: not write-protected any more, and the fault woken */
+		wp.range.start = msg.arg.pagefault.address & ~(m->page - 1);
+		wp.range.len = m->page;
+		wp.mode = 0;
+		if (!ioctl(m->uffd, UFFDIO_WRITEPROTECT, &wp))
+			__atomic_add_fetch(&m->served, 1, __ATOMIC_RELEASE);
+	}
+
+	return NULL;
+}
+
+/*
+ * The second page of the index is write-protected through userfaultfd:
+ * only the monitor can make it writable, so the kernel cannot store the
+ * index without waiting. The registration waits as a write of the
+ * process would, holding no lock, and stores the index in both pages.
+ */
+TEST_F(fault, write_index_across_pages_second_write_protected) {
+	struct user_reg *reg = straddling_reg(self->map, self->page);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register region = {0};
+	struct uffdio_writeprotect wp = {0};
+	struct wp_monitor m = { .page = self->page };
+	int *word = (int *)self->map;
+	pthread_t thread;
+	int ret, err;
+
+	m.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (m.uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(m.uffd, UFFDIO_API, &api));
+	if (!(api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
+		close(m.uffd);
+		SKIP(return, "no userfaultfd write protection on this architecture");
+	}
+
+	/* Both pages present and written; then the second one protected */
+	put_reg(reg, sizeof(*reg), EVENT2_CMD, word, 5);
+	region.range.start = (unsigned long)self->map + self->page;
+	region.range.len = self->page;
+	region.mode = UFFDIO_REGISTER_MODE_WP;
+	ASSERT_EQ(0, ioctl(m.uffd, UFFDIO_REGISTER, &region));
+	wp.range = region.range;
+	wp.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+	ASSERT_EQ(0, ioctl(m.uffd, UFFDIO_WRITEPROTECT, &wp));
+	ASSERT_EQ(0, pipe(m.stop));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, wp_monitor_main, &m));
+
+	ret = ioctl(self->data_fd, DIAG_IOCSREG, reg);
+	err = errno;
+	ASSERT_EQ(1, write(m.stop[1], "", 1));
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	close(m.stop[0]);
+	close(m.stop[1]);
+	close(m.uffd);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("DIAG_IOCSREG: %s", strerror(err));
+	}
+	ASSERT_EQ(0, stored_index(reg));
+	ASSERT_LE(1, __atomic_load_n(&m.served, __ATOMIC_ACQUIRE));
+
+	ASSERT_EQ(0, ue_enable(EVENT2, 1));
+	ASSERT_EQ(1 << 5, ue_load(word));
+	ASSERT_EQ(0, ue_enable(EVENT2, 0));
+	ASSERT_EQ(0, ue_load(word));
+	ASSERT_EQ(0, ue_unreg_fd(self->data_fd, word, 5));
 }
 
 TEST_HARNESS_MAIN
