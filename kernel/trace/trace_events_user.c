@@ -2483,25 +2483,46 @@ static void user_event_bit_location(unsigned long *addr, int *bit, bool compat)
 }
 
 /*
- * Whether a write fault at @addr waits for no file system: in anonymous
- * memory, shared memory and huge pages, or where a private file mapping
- * maps a page already (the write copies it; *@page holds that page
- * meanwhile). A file page that is not mapped needs a read, and a shared
- * file mapping's write its page_mkwrite: either may wait for I/O, a FUSE
- * server or a frozen file system whatever the fault flags ask. mmap_lock
- * held.
+ * Whether a write fault at @addr involves no file system: in anonymous
+ * memory, shared memory and huge pages (or where nothing is mapped).
+ * mmap_lock held.
+ */
+static bool user_event_fault_fs_free(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+
+	return !vma || !vma->vm_file || vma_is_shmem(vma) || is_vm_hugetlb_page(vma);
+}
+
+/*
+ * Whether a write fault at @addr waits for no file system: where it
+ * involves none, or where a private file mapping maps a page already (the
+ * write copies it; *@page holds that page meanwhile). A file page that is
+ * not mapped needs a read, and a shared file mapping's write its
+ * page_mkwrite: either may wait for I/O, a FUSE server or a frozen file
+ * system whatever the fault flags ask. mmap_lock held.
  */
 static bool user_event_fault_safe(struct mm_struct *mm, unsigned long addr,
 				  struct page **page)
 {
-	struct vm_area_struct *vma = vma_lookup(mm, addr);
-
 	*page = NULL;
-	if (!vma || !vma->vm_file || vma_is_shmem(vma) || is_vm_hugetlb_page(vma))
+	if (user_event_fault_fs_free(mm, addr))
 		return true;
 
-	return !(vma->vm_flags & VM_SHARED) &&
+	return !(vma_lookup(mm, addr)->vm_flags & VM_SHARED) &&
 	       get_user_pages_remote(mm, addr, 1, FOLL_NOFAULT, page, NULL, NULL) == 1;
+}
+
+/*
+ * The gup flags of a write by a registering or unregistering thread, which
+ * holds locks that other threads and processes need: it faults the page
+ * in itself only where that involves no file system, since another
+ * thread could unmap even a mapped file page before the fault, which
+ * would then read it. mmap_lock held.
+ */
+static unsigned int user_event_own_gup_flags(struct mm_struct *mm, unsigned long addr)
+{
+	return user_event_fault_fs_free(mm, addr) ? FOLL_NOWAIT : FOLL_NOFAULT;
 }
 
 /*
@@ -2512,7 +2533,8 @@ static bool user_event_fault_safe(struct mm_struct *mm, unsigned long addr,
  * mapping maps already).
  *
  * Return: 0, -EAGAIN when the page needs a fault (that would wait), or
- * -EFAULT when the address is not mapped writable (FOLL_NOWAIT only).
+ * (FOLL_NOWAIT only) -EFAULT when the address is not mapped writable or
+ * the fault failed otherwise.
  */
 static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 				   int bit, bool compat, bool set,
@@ -2551,25 +2573,17 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 
 /*
  * Makes the page of @addr present and writable, as a write of the process
- * would, when that waits for nothing (see user_event_mm_write_bit()). The
+ * would, where that involves no file system and waits for nothing. The
  * caller holds mmap_lock until it has written the page: no fork() can
  * make it copy-on-write again meanwhile. Return: whether it is writable.
  */
 static bool user_event_fault_in_nowait(struct mm_struct *mm, unsigned long addr)
 {
-	struct page *held;
-	long ret;
-
 	mmap_assert_locked(mm);
 
-	if (!user_event_fault_safe(mm, addr, &held))
-		return false;
-
-	ret = get_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOWAIT, NULL, NULL, NULL);
-	if (held)
-		put_page(held);
-
-	return ret == 1;
+	return user_event_fault_fs_free(mm, addr) &&
+	       get_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOWAIT,
+				     NULL, NULL, NULL) == 1;
 }
 
 /*
@@ -3085,10 +3099,10 @@ static int user_event_fault_in_current(unsigned long addr)
 /*
  * Adds the bit of a validated registration to the calling process; the
  * enabler takes over the caller's reference of @user. The current state
- * is written at once, the page faulted in if that waits for nothing: a
- * bit whose page needs more gives -EAGAIN with *@fault_addr, which the
- * caller faults in with no lock held before it tries again. Or
- * -EADDRINUSE, -ENOSPC, -ENOMEM, -EINTR.
+ * is written at once, the page faulted in if that involves no file system
+ * and waits for nothing: a bit whose page needs more gives -EAGAIN with
+ * *@fault_addr, which the caller faults in with no lock held before it
+ * tries again. Or -EADDRINUSE, -ENOSPC, -ENOMEM, -EINTR.
  */
 static int user_event_enabler_create(struct user_reg *reg,
 				     struct user_event *user,
@@ -3134,7 +3148,8 @@ static int user_event_enabler_create(struct user_reg *reg,
 	list_add_tail(&enabler->mm_link, &uem->enablers);
 	WRITE_ONCE(uem->count, uem->count + 1);
 
-	ret = user_event_enabler_write(uem, enabler, FOLL_NOWAIT);
+	ret = user_event_enabler_write(uem, enabler,
+				       user_event_own_gup_flags(uem->mm, addr));
 	if (ret) {
 		user_event_enabler_unlink(enabler);
 		user_event_bit_location(&addr, &bit, compat);
@@ -3154,9 +3169,9 @@ free:
 /*
  * Unlinks the enabler of an address and bit of the calling process and
  * clears the bit, in one section of the process's locks: a fork copies
- * either both or neither. A page that cannot be faulted in without
- * waiting gives -EAGAIN and leaves the enabler linked, unless @force:
- * then the bit stays as it is.
+ * either both or neither. A page that needs a fault that involves a file
+ * system or waits gives -EAGAIN and leaves the enabler linked, unless
+ * @force: then the bit stays as it is.
  */
 static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
 					   unsigned long addr, int bit,
@@ -3182,7 +3197,7 @@ static int user_event_enabler_unlink_clear(struct user_event_mm *uem,
 
 	ret = user_event_mm_write_bit(uem->mm, addr, bit,
 				      user_event_enabler_compat(enabler),
-				      false, FOLL_NOWAIT);
+				      false, user_event_own_gup_flags(uem->mm, addr));
 	if (!ret || force) {
 		user_event_enabler_unlink(enabler);
 		*out = enabler;
@@ -3789,24 +3804,24 @@ static long user_reg_get(struct user_reg __user *ureg, struct user_reg *kreg, bo
 
 /*
  * Stores a write index with the locks of DIAG_IOCSREG held, so without a
- * fault that could wait. Return: 0, -EINTR, or -EAGAIN when the page
- * needs such a fault.
+ * fault that could wait. Return: 0, -EINTR, or -EAGAIN when a page of the
+ * index needs such a fault.
  */
 static int user_events_store_index(u32 __user *uaddr, u32 index)
 {
-	unsigned long addr = (unsigned long)uaddr;
+	unsigned long addr = (unsigned long)uaddr, last = addr + sizeof(index) - 1;
 	struct mm_struct *mm = current->mm;
 	int ret = -EAGAIN;
 
 	if (!copy_to_user_nofault(uaddr, &index, sizeof(index)))
 		return 0;
 
-	/* Copy-on-write after a fork(), say: fault in, then store at once */
+	/* A page copy-on-write or dropped: faulted in and stored at once */
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
 
 	if (user_event_fault_in_nowait(mm, addr) &&
-	    user_event_fault_in_nowait(mm, addr + sizeof(index) - 1) &&
+	    (!((addr ^ last) & PAGE_MASK) || user_event_fault_in_nowait(mm, last)) &&
 	    !copy_to_user_nofault(uaddr, &index, sizeof(index)))
 		ret = 0;
 
