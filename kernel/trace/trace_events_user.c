@@ -2483,14 +2483,11 @@ static void user_event_bit_location(unsigned long *addr, int *bit, bool compat)
 }
 
 /*
- * Whether a write fault at @addr involves no file system: in anonymous
+ * Whether a write fault in @vma involves no file system: in anonymous
  * memory, shared memory and huge pages (or where nothing is mapped).
- * mmap_lock held.
  */
-static bool user_event_fault_fs_free(struct mm_struct *mm, unsigned long addr)
+static bool user_event_vma_fs_free(struct vm_area_struct *vma)
 {
-	struct vm_area_struct *vma = vma_lookup(mm, addr);
-
 	return !vma || !vma->vm_file || vma_is_shmem(vma) || is_vm_hugetlb_page(vma);
 }
 
@@ -2505,11 +2502,13 @@ static bool user_event_fault_fs_free(struct mm_struct *mm, unsigned long addr)
 static bool user_event_fault_safe(struct mm_struct *mm, unsigned long addr,
 				  struct page **page)
 {
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+
 	*page = NULL;
-	if (user_event_fault_fs_free(mm, addr))
+	if (user_event_vma_fs_free(vma))
 		return true;
 
-	return !(vma_lookup(mm, addr)->vm_flags & VM_SHARED) &&
+	return !(vma->vm_flags & VM_SHARED) &&
 	       get_user_pages_remote(mm, addr, 1, FOLL_NOFAULT, page, NULL, NULL) == 1;
 }
 
@@ -2522,7 +2521,7 @@ static bool user_event_fault_safe(struct mm_struct *mm, unsigned long addr,
  */
 static unsigned int user_event_own_gup_flags(struct mm_struct *mm, unsigned long addr)
 {
-	return user_event_fault_fs_free(mm, addr) ? FOLL_NOWAIT : FOLL_NOFAULT;
+	return user_event_vma_fs_free(vma_lookup(mm, addr)) ? FOLL_NOWAIT : FOLL_NOFAULT;
 }
 
 /*
@@ -2581,7 +2580,7 @@ static bool user_event_fault_in_nowait(struct mm_struct *mm, unsigned long addr)
 {
 	mmap_assert_locked(mm);
 
-	return user_event_fault_fs_free(mm, addr) &&
+	return user_event_vma_fs_free(vma_lookup(mm, addr)) &&
 	       get_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOWAIT,
 				     NULL, NULL, NULL) == 1;
 }
