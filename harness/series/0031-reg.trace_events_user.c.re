@@ -2,7 +2,7 @@
 # DIAG_IOCSREG, DIAG_IOCSDEL, the enablers and their worker.
 # The row before it in patches/series removes these matches from the
 # file, one Python regex a line (re.M), applied in order.
-^ \* A process registers an event with DIAG_IOCSREG[\s\S]*? \* worker\.\n \*\n
+^ \* A process registers an event with DIAG_IOCSREG[\s\S]*? \* hugetlb pages, which 6\.1's gup faults in despite FOLL_NOFAULT\)\.\n \*\n
 ^ \*   user_event_file_info\.lock \(per fd\): the fd's array of write indexes\.\n
 ^ \*   user_event_mm\.lock[\s\S]*? \*     every process; what a status change walks\.\n
 ^#include <linux/bitmap\.h>\n

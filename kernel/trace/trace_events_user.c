@@ -22,10 +22,13 @@
  * sees the event unused at once.
  *
  * Nothing that a user controls is waited for under a lock that another
- * process needs: user memory is read and faulted in with no lock of ours
- * held, and a status change only trylocks a process's locks, leaving a
- * busy process, and a bit whose page needs a fault, to the process's
- * worker.
+ * process needs: a status change only trylocks a process's locks, leaving
+ * a busy process, and a bit whose page needs a fault, to the process's
+ * worker. A registering thread faults its page in under the locks of its
+ * fd and process only where no file system is involved (anonymous
+ * memory, shmem, hugetlbfs) and without waiting for a userfaultfd
+ * monitor; any other fault happens with no lock of ours held (but for
+ * hugetlb pages, which 6.1's gup faults in despite FOLL_NOFAULT).
  *
  * Locks, outermost first:
  *   user_event_file_info.lock (per fd): the fd's array of write indexes.
@@ -2483,8 +2486,11 @@ static void user_event_bit_location(unsigned long *addr, int *bit, bool compat)
 }
 
 /*
- * Whether a write fault in @vma involves no file system: in anonymous
- * memory, shared memory and huge pages (or where nothing is mapped).
+ * Whether a write fault in @vma involves no file system that could wait
+ * for a server or a frozen mount: in anonymous memory, shmem and
+ * hugetlbfs (or where nothing is mapped, which fails at once). Such a
+ * fault may still wait for memory, and for a shmem page's read from
+ * swap. mmap_lock held.
  */
 static bool user_event_vma_fs_free(struct vm_area_struct *vma)
 {
@@ -2497,7 +2503,9 @@ static bool user_event_vma_fs_free(struct vm_area_struct *vma)
  * write copies it; *@page holds that page meanwhile). A file page that is
  * not mapped needs a read, and a shared file mapping's write its
  * page_mkwrite: either may wait for I/O, a FUSE server or a frozen file
- * system whatever the fault flags ask. mmap_lock held.
+ * system whatever the fault flags ask. Holding the page does not keep it
+ * mapped: a thread of the process that drops it before the fault makes
+ * the fault read the file again. mmap_lock held.
  */
 static bool user_event_fault_safe(struct mm_struct *mm, unsigned long addr,
 				  struct page **page)
@@ -2526,8 +2534,9 @@ static unsigned int user_event_own_gup_flags(struct mm_struct *mm, unsigned long
 
 /*
  * Sets or clears a bit of a process; mmap_lock held. @gup_flags is
- * FOLL_NOFAULT (only a present, writable page will do) or FOLL_NOWAIT (the
- * page may be faulted in, as long as that waits for nothing: no I/O, no
+ * FOLL_NOFAULT (only a present, writable page will do, but 6.1's gup
+ * faults a hugetlb page in all the same) or FOLL_NOWAIT (the page may be
+ * faulted in, as long as that waits for no I/O of a file system, no
  * userfaultfd monitor, no FUSE server; so no file page but one a private
  * mapping maps already).
  *
@@ -2572,7 +2581,7 @@ static int user_event_mm_write_bit(struct mm_struct *mm, unsigned long addr,
 
 /*
  * Makes the page of @addr present and writable, as a write of the process
- * would, where that involves no file system and waits for nothing. The
+ * would, where that involves no file system and no userfaultfd monitor. The
  * caller holds mmap_lock until it has written the page: no fork() can
  * make it copy-on-write again meanwhile. Return: whether it is writable.
  */
@@ -2689,7 +2698,9 @@ static void user_event_mm_unlock(struct user_event_mm *uem)
  * The worker of a process: writes the bits that a status change or a
  * fork could not, because the process was busy or the page needed a
  * fault. It waits for nothing that a process controls, neither for its
- * locks nor for a fault (a FUSE server, a userfaultfd monitor). A busy
+ * locks nor for a fault (a FUSE server, a userfaultfd monitor), but where
+ * a thread drops a private file page that user_event_fault_safe() found
+ * mapped before the fault: that fault reads the file. A busy
  * process is tried again at every tick for MAX_BUSY_TICKS, then once a
  * second, for as long as it is busy. A fault is tried again with a
  * growing delay, and after MAX_FAULT_ATTEMPTS runs in a row that left
@@ -3099,7 +3110,7 @@ static int user_event_fault_in_current(unsigned long addr)
  * Adds the bit of a validated registration to the calling process; the
  * enabler takes over the caller's reference of @user. The current state
  * is written at once, the page faulted in if that involves no file system
- * and waits for nothing: a bit whose page needs more gives -EAGAIN with
+ * and no userfaultfd monitor: a bit whose page needs more gives -EAGAIN with
  * *@fault_addr, which the caller faults in with no lock held before it
  * tries again. Or -EADDRINUSE, -ENOSPC, -ENOMEM, -EINTR.
  */
