@@ -524,7 +524,7 @@ static int scan_formats(struct __test_metadata *_metadata,
 	return hits;
 }
 
-TEST_F_TIMEOUT(sec, no_kernel_addresses_shown, 120) {
+TEST_F(sec, no_kernel_addresses_shown) {
 	struct {
 		int idx;
 		__u32 a;
@@ -543,7 +543,7 @@ TEST_F_TIMEOUT(sec, no_kernel_addresses_shown, 120) {
 	int hdr;
 	long t0;
 	long page = sysconf(_SC_PAGESIZE);
-	char *log, *gone;
+	char *log, *ro;
 
 	fd = open(DATA_FILE, O_RDWR);
 	ASSERT_NE(-1, fd);
@@ -567,31 +567,29 @@ TEST_F_TIMEOUT(sec, no_kernel_addresses_shown, 120) {
 	ASSERT_EQ(1, word);
 
 	/*
-	 * A fault the kernel cannot fix: the enable word's page is gone
+	 * A fault the kernel cannot fix: the enable word's page is read-only
 	 * when the event is enabled, so the bit update has to give up and
-	 * may say so in the kernel log.
+	 * may say so in the kernel log. Not unmapped: the next mapping of
+	 * this process (ue_fault_lines()' buffer) could take its place.
 	 */
-	gone = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)gone);
-	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_FAULT " u32 a", gone, 3, 4, 0,
+	ro = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)ro);
+	ASSERT_EQ(0, ue_reg_fd(fd, EVENT_FAULT " u32 a", ro, 3, 4, 0,
 			       NULL));
-	ASSERT_EQ(0, munmap(gone, page));
+	ASSERT_EQ(0, mprotect(ro, page, PROT_READ));
 	/* The warning's rate limit allows 10 lines in 5 s: a new interval */
 	ue_sleep_ms(5100);
 	before = ue_fault_lines();
 	ASSERT_EQ(0, ue_enable(EVENT_FAULT, 1));
-	/*
-	 * The fault worker fails and logs asynchronously, after its runs
-	 * with a growing delay: bounded, longer on slow guests
-	 */
+	/* The fault worker fails and logs asynchronously: bounded */
 	t0 = ue_now_ms();
-	while (ue_fault_lines() == before &&
-	       ue_now_ms() - t0 < (long)UE_FAULT_MS * ue_timeout_factor() / 3)
+	while (ue_fault_lines() == before && ue_now_ms() - t0 < UE_FAULT_MS)
 		ue_sleep_ms(10);
 	EXPECT_LT(before, ue_fault_lines());
 	ASSERT_EQ(0, ue_enable(EVENT_FAULT, 0));
-	ue_unreg_fd(fd, gone, 3);
+	ue_unreg_fd(fd, ro, 3);
+	munmap(ro, page);
 
 	log = ue_read_file(TRACE_FILE);
 	ASSERT_NE(0, (uintptr_t)log);
