@@ -3183,8 +3183,8 @@ static bool step_stale(const struct mt_step *s)
 	st->ev = s->ev;
 	ev_path(path, sizeof(path), s->ev, files[st->file]);
 	st->fd = open(path, (st->file < 3 ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	/* hist: only with CONFIG_HIST_TRIGGERS */
-	if (st->fd < 0 && !(errno == ENOENT && st->file == 5))
+	/* id: only with CONFIG_PERF_EVENTS; hist: with CONFIG_HIST_TRIGGERS */
+	if (st->fd < 0 && !(errno == ENOENT && st->file >= 4))
 		return failf("open %s: %s", path, strerror(errno));
 	if (st->fd < 0)
 		return true;

@@ -1119,11 +1119,14 @@ static inline void ue_get_limits(struct ue_limits *l)
 /* The id of single-format event @name, or -1. */
 static inline int ue_event_id(const char *name)
 {
-	char path[512], *text;
-	int id;
+	char path[512], *text, *at;
+	int id = -1;
 
-	text = ue_read_file(ue_event_file(path, sizeof(path), name, "id"));
-	id = text ? atoi(text) : -1;
+	/* The "id" file exists only with CONFIG_PERF_EVENTS; "format" always */
+	text = ue_read_file(ue_event_file(path, sizeof(path), name, "format"));
+	at = text ? strstr(text, "\nID: ") : NULL;
+	if (at)
+		id = atoi(at + 5);
 	free(text);
 
 	return id;
