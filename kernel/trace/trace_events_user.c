@@ -2698,9 +2698,12 @@ static void user_event_mm_unlock(struct user_event_mm *uem)
  * The worker of a process: writes the bits that a status change or a
  * fork could not, because the process was busy or the page needed a
  * fault. It waits for nothing that a process controls, neither for its
- * locks nor for a fault (a FUSE server, a userfaultfd monitor), but where
- * a thread drops a private file page that user_event_fault_safe() found
- * mapped before the fault: that fault reads the file. A busy
+ * locks nor for a fault (a FUSE server, a userfaultfd monitor), with two
+ * exceptions: a thread that drops a private file page which
+ * user_event_fault_safe() found mapped makes the fault read the file; and
+ * a userfaultfd armed on the page that is being closed makes 6.1's gup
+ * retry the fault for as long as no fatal signal is pending, which a
+ * kworker never has, while the close waits for our mmap_lock. A busy
  * process is tried again at every tick for MAX_BUSY_TICKS, then once a
  * second, for as long as it is busy. A fault is tried again with a
  * growing delay, and after MAX_FAULT_ATTEMPTS runs in a row that left
