@@ -3184,7 +3184,9 @@ static bool step_stale(const struct mt_step *s)
 	ev_path(path, sizeof(path), s->ev, files[st->file]);
 	st->fd = open(path, (st->file < 3 ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	/* id: only with CONFIG_PERF_EVENTS; hist: with CONFIG_HIST_TRIGGERS */
-	if (st->fd < 0 && !(errno == ENOENT && st->file >= 4))
+	if (st->fd < 0 &&
+	    !(errno == ENOENT && (!strcmp(files[st->file], "hist") ||
+				  (!strcmp(files[st->file], "id") && !sys.perf))))
 		return failf("open %s: %s", path, strerror(errno));
 	if (st->fd < 0)
 		return true;
